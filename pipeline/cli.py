@@ -1,0 +1,222 @@
+"""``paper-trends`` command line: one command per stage, and ``run`` for all of them in order.
+
+A thin shell over the stage modules: it builds the config, calls ``run``, prints the summary line,
+and turns every failure into one line on stderr and a non-zero exit. Stage modules (and with them
+pandas and pyarrow) are imported only when a command runs, so ``--help`` is instant.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from pipeline import __version__
+from pipeline.config import Config, ConfigError, load
+
+log = logging.getLogger("pipeline")
+
+FORMAT_NAMES = ["atom", "api-text", "digest", "listing-page", "daily-jsonl", "kaggle", "csv", "parquet"]
+
+
+def _default_root() -> Path:
+    """The project root: the folder holding this package's pyproject.toml, else the working folder."""
+    here = Path(__file__).resolve().parent.parent
+    return here if (here / "pyproject.toml").exists() else Path.cwd()
+
+
+class _Obj:
+    def __init__(self, root: Path, config_file: Path | None, verbose: bool):
+        self.root = root
+        self.config_file = config_file
+        self.verbose = verbose
+
+    def config(self, **overrides: dict) -> Config:
+        return load(self.root, self.config_file, overrides)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"paper-trends: error: {message}", err=True)
+    sys.exit(1)
+
+
+def _run_stage(obj: _Obj, stage: str, cfg: Config, force: bool) -> None:
+    import importlib
+
+    module = importlib.import_module(f"pipeline.{stage}")
+    result = module.run(cfg, force=force)
+    log.info(result.summary())
+
+
+def _guard(obj: _Obj, fn, *args) -> None:  # noqa: ANN001
+    """Run ``fn``; known and unknown failures alike become one line and exit status 1."""
+    try:
+        fn(*args)
+    except click.ClickException:
+        raise
+    except ConfigError as exc:
+        _fail(f"config: {exc}")
+    except KeyboardInterrupt:
+        _fail("interrupted; outputs are written atomically, so nothing half-written was left")
+    except Exception as exc:  # noqa: BLE001 - the CLI's job is to make every failure one clear line
+        if obj.verbose:
+            raise
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        known = type(exc).__module__.startswith("pipeline")
+        _fail(message if known else f"{type(exc).__name__}: {message} (--verbose shows the traceback)")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="paper-trends")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder holding data/ and reports/ [default: the project root].")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="TOML file with [ingest], [clean] ... sections overriding pyproject.toml's [tool.pipeline].")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-v", "--verbose", is_flag=True, help="Debug logging and full tracebacks.")
+@click.pass_context
+def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: bool, verbose: bool) -> None:
+    """paper-trends: topic trends over research-paper listings.
+
+    \b
+    Stages, in order:
+      ingest   listings (arXiv API, listing pages, digests, daily JSONL, Kaggle, CSV)
+               -> data/interim/listings.parquet
+      clean    -> data/processed/papers.parquet (+ duplicates.parquet, quarantine.parquet)
+      run      every stage in order
+
+    \b
+    Example:
+      paper-trends run                       # the sample listings in data/raw/
+      paper-trends --root /tmp/x ingest ~/feeds --category cs.DC
+    """
+    from pipeline.stage import set_progress
+
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
+    for noisy in ("numba", "matplotlib", "urllib3", "filelock"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    set_progress(not quiet)
+    ctx.obj = _Obj((root or _default_root()).resolve(), config_file, verbose)
+
+
+def _columns(value: str | None) -> dict[str, str] | None:
+    if not value:
+        return None
+    mapping = {}
+    for part in value.split(","):
+        ours, sep, theirs = part.partition("=")
+        if not sep or not ours.strip() or not theirs.strip():
+            raise click.BadParameter(f"expected FIELD=COLUMN pairs separated by commas, got {part!r}")
+        mapping[ours.strip()] = theirs.strip()
+    return mapping
+
+
+def _ingest_overrides(paths, fmt, columns, category, since, until, strict) -> dict:  # noqa: ANN001
+    return {
+        "inputs": [str(p) for p in paths] or None,
+        "format": fmt,
+        "columns": _columns(columns),
+        "categories": list(category) or None,
+        "since": since.date() if since else None,
+        "until": until.date() if until else None,
+        "strict": strict or None,
+    }
+
+
+_ingest_options = [
+    click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
+                 help="Read every file as this format instead of detecting it."),
+    click.option("--columns", default=None, metavar="FIELD=COLUMN,...",
+                 help="CSV/parquet: which column holds each field, e.g. title=Title,abstract=Abstract."),
+    click.option("--category", multiple=True, metavar="CAT",
+                 help="Keep only records listed in CAT (repeatable), e.g. cs.DC."),
+    click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Keep records dated on or after."),
+    click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Keep records dated on or before."),
+    click.option("--strict", is_flag=True, help="Fail on the first unreadable file instead of quarantining it."),
+]
+
+
+def _with(options):  # noqa: ANN001
+    def decorate(fn):  # noqa: ANN001
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@_with(_ingest_options)
+@click.option("--force", is_flag=True, help="Re-run even if inputs, config and code are unchanged.")
+@click.pass_obj
+def ingest(obj: _Obj, paths, fmt, columns, category, since, until, strict, force) -> None:  # noqa: ANN001
+    """Read listing files and folders [default: data/raw/] into data/interim/listings.parquet.
+
+    Each file's format is detected (or given with --format): arXiv API Atom XML, an API response
+    saved as text, paper-digest and category listing pages, daily listing JSONL (.gz too), the
+    Kaggle arXiv snapshot, CSV or parquet. Files that cannot be read are named in a warning and
+    quarantined (or, with --strict, stop the run).
+
+    \b
+    Examples:
+      paper-trends ingest
+      paper-trends ingest ../shared/data/arxiv-daily
+      paper-trends ingest arxiv-metadata-oai-snapshot.json --category cs.DC --since 2025-01-01
+      paper-trends ingest papers.csv --columns title=Title,abstract=Abstract,published=Date
+    """
+    def go() -> None:
+        cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict))
+        _run_stage(obj, "ingest", cfg, force)
+
+    _guard(obj, go)
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Re-run even if inputs, config and code are unchanged.")
+@click.pass_obj
+def clean(obj: _Obj, force: bool) -> None:
+    """Clean and deduplicate listings into data/processed/papers.parquet.
+
+    Repairs mojibake, LaTeX and HTML entities, merges the same paper from several files, formats and
+    versions, and puts records without title, abstract or date in quarantine.parquet with a reason.
+    Prints the accounting: raw records = papers + duplicates + quarantined.
+
+    \b
+    Example:
+      paper-trends clean
+    """
+    _guard(obj, lambda: _run_stage(obj, "clean", obj.config(), force))
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@_with(_ingest_options)
+@click.option("--force", is_flag=True, help="Re-run every stage.")
+@click.pass_obj
+def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, force) -> None:  # noqa: ANN001
+    """Run every stage in order (ingest, clean); stages whose inputs did not change are skipped.
+
+    \b
+    Examples:
+      paper-trends run
+      paper-trends --root /tmp/survey run ../shared/data/arxiv-daily
+    """
+    def go() -> None:
+        cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict))
+        for stage in ("ingest", "clean"):
+            _run_stage(obj, stage, cfg, force)
+
+    _guard(obj, go)
+
+
+def main() -> None:
+    cli(prog_name="paper-trends")
+

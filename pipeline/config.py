@@ -1,0 +1,160 @@
+"""Typed, frozen configuration.
+
+Defaults live in the dataclasses below. They are overridden, in order, by ``[tool.pipeline.<section>]``
+in ``<root>/pyproject.toml``, by a TOML file given with ``--config`` (same sections, without the
+``tool.pipeline`` prefix), and by command-line flags. Each stage receives only its own section plus
+the ``Paths``, all of which derive from one root so a whole run can live in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A configuration value is unknown or of the wrong type."""
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where everything lives, derived from one root."""
+
+    root: Path
+
+    @property
+    def raw(self) -> Path:
+        return self.root / "data" / "raw"
+
+    @property
+    def interim(self) -> Path:
+        return self.root / "data" / "interim"
+
+    @property
+    def processed(self) -> Path:
+        return self.root / "data" / "processed"
+
+    @property
+    def reports(self) -> Path:
+        return self.root / "reports"
+
+    @property
+    def listings(self) -> Path:
+        return self.interim / "listings.parquet"
+
+    @property
+    def papers(self) -> Path:
+        return self.processed / "papers.parquet"
+
+    @property
+    def duplicates(self) -> Path:
+        return self.processed / "duplicates.parquet"
+
+    @property
+    def quarantine(self) -> Path:
+        return self.processed / "quarantine.parquet"
+
+    def display(self, path: Path) -> str:
+        """``path`` relative to the root when it lies under it, else absolute."""
+        resolved = path.resolve()
+        try:
+            return resolved.relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return resolved.as_posix()
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    """``paper-trends ingest``: which files, which format, which records to keep."""
+
+    inputs: tuple[str, ...] = ()  # files or folders; empty means data/raw/
+    format: str | None = None  # None: detect each file's format
+    columns: tuple[tuple[str, str], ...] = ()  # (our field, their column) for CSV/parquet
+    categories: tuple[str, ...] = ()  # keep records listed in any of these categories
+    since: dt.date | None = None  # keep records dated on or after
+    until: dt.date | None = None  # keep records dated on or before
+    strict: bool = False  # fail on the first unreadable file instead of quarantining it
+    batch_rows: int = 20_000  # rows per parquet row group; bounds memory
+
+
+@dataclass(frozen=True)
+class CleanConfig:
+    """``paper-trends clean``: what counts as a usable paper."""
+
+    min_abstract_chars: int = 20
+    max_abstract_chars: int = 20_000
+
+
+@dataclass(frozen=True)
+class Config:
+    paths: Paths
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    clean: CleanConfig = field(default_factory=CleanConfig)
+
+
+_SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig}
+
+
+def _coerce(cls: type, name: str, value: Any) -> Any:
+    current = getattr(cls(), name)
+    if name in ("since", "until") and value is not None and not isinstance(value, dt.date):
+        return dt.date.fromisoformat(str(value))
+    if isinstance(current, tuple):
+        if isinstance(value, dict):
+            return tuple(sorted(value.items()))
+        if isinstance(value, str):
+            return (value,)
+        return tuple(tuple(v) if isinstance(v, list) else v for v in value)
+    if isinstance(current, bool) and not isinstance(value, bool):
+        raise ConfigError(f"{cls.__name__}.{name} must be true or false, got {value!r}")
+    if isinstance(current, int) and not isinstance(current, bool) and not isinstance(value, int):
+        raise ConfigError(f"{cls.__name__}.{name} must be an integer, got {value!r}")
+    return value
+
+
+def section(cls: type, values: dict[str, Any], *, base: Any = None) -> Any:
+    """Build (or update ``base`` of) a config section from a mapping, rejecting unknown keys."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(values) - names
+    if unknown:
+        raise ConfigError(f"unknown {cls.__name__} option(s): {', '.join(sorted(unknown))}")
+    coerced = {k: _coerce(cls, k, v) for k, v in values.items() if v is not None}
+    return dataclasses.replace(base if base is not None else cls(), **coerced)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def load(root: Path, config_file: Path | None = None, overrides: dict[str, dict] | None = None) -> Config:
+    """Defaults, then ``[tool.pipeline]`` of root/pyproject.toml, then ``config_file``, then overrides."""
+    layers: list[dict[str, Any]] = []
+    pyproject = root / "pyproject.toml"
+    if pyproject.exists():
+        layers.append(_read_toml(pyproject).get("tool", {}).get("pipeline", {}))
+    if config_file is not None:
+        if not config_file.exists():
+            raise ConfigError(f"{config_file}: config file not found")
+        layers.append(_read_toml(config_file))
+    layers.append(overrides or {})
+    sections: dict[str, Any] = {name: cls() for name, cls in _SECTIONS.items()}
+    for layer in layers:
+        unknown = set(layer) - set(_SECTIONS)
+        if unknown:
+            raise ConfigError(f"unknown config section(s): {', '.join(sorted(unknown))}")
+        for name, values in layer.items():
+            sections[name] = section(_SECTIONS[name], values, base=sections[name])
+    return Config(paths=Paths(root), **sections)
+
+
+def as_dict(section_value: Any) -> dict[str, Any]:
+    """A section as plain data (for fingerprints and run records)."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(section_value).items()}

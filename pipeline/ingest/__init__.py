@@ -1,0 +1,266 @@
+"""Ingest stage: listing files of any supported format -> ``data/interim/listings.parquet``.
+
+Every record read is written with its source file, format and position. A file that cannot be read
+(empty, binary, unknown format, broken XML or gzip) is named in a warning with the place it broke,
+keeps the records read before the break, and adds one ``error`` row so the clean stage quarantines
+it: nothing disappears without a trace. ``strict`` turns such a file into a failure instead.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import pandas as pd
+
+from pipeline import dates
+from pipeline.config import Config, IngestConfig, Paths, as_dict
+from pipeline.ingest.atom import read_atom
+from pipeline.ingest.jsonlines import read_daily, read_kaggle
+from pipeline.ingest.records import ReadContext, SourceError, decode, record
+from pipeline.ingest.tabular import read_csv, read_parquet
+from pipeline.ingest.text_formats import read_api_text, read_digest, read_listing_page, sniff_text_format
+from pipeline.io import read_json, write_batches, write_json
+from pipeline.schemas import Listings
+from pipeline.stage import StageResult, Timer, code_version, fingerprint, outputs_current, progress
+
+log = logging.getLogger(__name__)
+
+Reader = Callable[[BinaryIO, ReadContext], Iterator[dict]]
+
+FORMATS: dict[str, Reader] = {
+    "atom": read_atom,
+    "api-text": read_api_text,
+    "digest": read_digest,
+    "listing-page": read_listing_page,
+    "daily-jsonl": read_daily,
+    "kaggle": read_kaggle,
+    "csv": read_csv,
+    "parquet": read_parquet,
+}
+_SNIFF_BYTES = 1 << 16
+
+
+class IngestError(RuntimeError):
+    """Ingest cannot go on (strict mode, or no input at all)."""
+
+
+# --- finding and opening files -------------------------------------------------------------------
+def list_inputs(inputs: list[Path]) -> list[Path]:
+    """Files named, and files under folders named (recursively, hidden files skipped), sorted."""
+    files: list[Path] = []
+    for path in inputs:
+        if path.is_dir():
+            files.extend(
+                p for p in sorted(path.rglob("*"))
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise IngestError(f"{path}: no such file or folder")
+    return files
+
+
+@dataclass
+class _Opened:
+    stream: BinaryIO
+    compressed: bool
+
+
+def _open(path: Path, stack: ExitStack) -> _Opened:
+    raw = stack.enter_context(path.open("rb"))
+    if raw.read(2) == b"\x1f\x8b":
+        raw.seek(0)
+        return _Opened(stack.enter_context(gzip.GzipFile(fileobj=raw)), True)
+    raw.seek(0)
+    return _Opened(raw, False)
+
+
+def _is_binary(head: bytes) -> bool:
+    if b"\x00" in head:
+        return True
+    control = sum(1 for b in head[:4096] if b < 32 and b not in (9, 10, 12, 13))
+    return control > len(head[:4096]) * 0.05
+
+
+def detect_format(head: bytes, name: str) -> str:
+    """The format of a file from its first bytes (decompressed) and its name; SourceError if none."""
+    if not head.strip():
+        raise SourceError("empty file (no records)")
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if _is_binary(head):
+        raise SourceError(f"binary data, not a listing (starts {head[:16]!r})", byte=0)
+    text, _ = decode(head)
+    stripped = text.lstrip()
+    lower = name.lower()
+    if stripped.startswith("<"):
+        if "<feed" in stripped or "<entry" in stripped:
+            return "atom"
+        raise SourceError("XML or HTML, but not an Atom feed of arXiv entries", line=1)
+    if stripped.startswith("{"):
+        if '"authors_parsed"' in stripped or '"versions"' in stripped:
+            return "kaggle"
+        if '"summary"' in stripped or '"abstract"' in stripped or '"title"' in stripped:
+            return "daily-jsonl"
+        raise SourceError("JSON lines, but without title/summary fields of a listing", line=1)
+    if lower.endswith((".csv", ".csv.gz")):
+        return "csv"
+    found = sniff_text_format(text)
+    if found is not None:
+        return found
+    raise SourceError(
+        f"unknown format: not one of {', '.join(FORMATS)}; if it is one, name it with --format",
+        line=1,
+    )
+
+
+# --- filters -------------------------------------------------------------------------------------
+@dataclass
+class Filter:
+    """The --category / --since / --until filter; records it cannot judge are kept."""
+
+    categories: frozenset[str] = frozenset()
+    since: pd.Timestamp | None = None
+    until: pd.Timestamp | None = None  # exclusive: the day after --until
+
+    @classmethod
+    def from_config(cls, cfg: IngestConfig) -> Filter:
+        day = pd.Timedelta(days=1)
+        return cls(
+            categories=frozenset(cfg.categories),
+            since=pd.Timestamp(cfg.since, tz="UTC") if cfg.since else None,
+            until=pd.Timestamp(cfg.until, tz="UTC") + day if cfg.until else None,
+        )
+
+    @property
+    def active(self) -> bool:
+        return bool(self.categories) or self.since is not None or self.until is not None
+
+    def keeps(self, rec: dict) -> bool:
+        if rec["error"] is not None:
+            return True
+        if self.categories:
+            listed = set(rec["categories"]) | ({rec["primary_category"]} if rec["primary_category"] else set())
+            if listed and not listed & self.categories:
+                return False
+        if self.since is not None or self.until is not None:
+            when = dates.parse_datetime(rec["published"] or rec["announced"])
+            if when is not None:
+                if self.since is not None and when < self.since:
+                    return False
+                if self.until is not None and when >= self.until:
+                    return False
+        return True
+
+
+# --- reading -------------------------------------------------------------------------------------
+@dataclass
+class IngestStats:
+    files: int = 0
+    records: int = 0
+    filtered: int = 0
+    unreadable_files: int = 0
+    warnings: int = 0
+    by_format: dict[str, int] = field(default_factory=dict)
+
+
+def read_file(
+    path: Path, shown: str, cfg: IngestConfig, keep: Filter, stats: IngestStats
+) -> Iterator[dict]:
+    """Records of one file, each with source_file/source_format/position set, filtered."""
+    ctx = ReadContext(name=path.name, columns=dict(cfg.columns), categories=tuple(cfg.categories))
+    fmt = cfg.format
+    position = 0
+    try:
+        with ExitStack() as stack:
+            opened = _open(path, stack)
+            if fmt is None:
+                head = opened.stream.read(_SNIFF_BYTES)
+                opened.stream.seek(0)
+                fmt = detect_format(head, path.name)
+            elif fmt not in FORMATS:
+                raise IngestError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
+            for rec in FORMATS[fmt](opened.stream, ctx):
+                if not keep.keeps(rec):
+                    stats.filtered += 1
+                    continue
+                stats.warnings += len(rec["warnings"])
+                yield {**rec, "source_file": shown, "source_format": fmt, "position": position}
+                position += 1
+    except (SourceError, EOFError, OSError, zlib.error) as exc:
+        error = exc if isinstance(exc, SourceError) else SourceError(f"cannot read: {exc}")
+        where = error.where()
+        message = f"{shown}: {error.message}" + (f" (at {where})" if where else "")
+        if cfg.strict:
+            raise IngestError(message) from exc
+        log.warning("%s; %d record(s) read before it are kept, the file is quarantined", message, position)
+        stats.unreadable_files += 1
+        yield {
+            **record(line=error.line, error=error.message + (f" (at {where})" if where else "")),
+            "source_file": shown,
+            "source_format": fmt or "unknown",
+            "position": position,
+        }
+        position += 1
+    finally:
+        stats.filtered += ctx.skipped
+        for warning in ctx.warnings:
+            log.warning("%s: %s", shown, warning)
+        stats.warnings += len(ctx.warnings)
+        stats.records += position
+        stats.by_format[fmt or "unknown"] = stats.by_format.get(fmt or "unknown", 0) + position
+
+
+def ingest(files: list[Path], paths: Paths, cfg: IngestConfig, stats: IngestStats) -> Iterator[pd.DataFrame]:
+    """Read ``files`` into Listings-shaped DataFrames of at most ``cfg.batch_rows`` rows."""
+    keep = Filter.from_config(cfg)
+    batch: list[dict] = []
+    for path in progress(files, desc="ingest", unit="file"):
+        stats.files += 1
+        for rec in read_file(path, paths.display(path), cfg, keep, stats):
+            batch.append(rec)
+            if len(batch) >= cfg.batch_rows:
+                yield pd.DataFrame.from_records(batch)
+                batch = []
+    if batch:
+        yield pd.DataFrame.from_records(batch)
+
+
+def _inputs(cfg: Config) -> list[Path]:
+    named = [Path(p) for p in cfg.ingest.inputs] or [cfg.paths.raw]
+    return [p if p.is_absolute() else (Path.cwd() / p) for p in named]
+
+
+def run(cfg: Config, *, force: bool = False) -> StageResult:
+    """Read the inputs and write listings.parquet, unless it is current."""
+    paths = cfg.paths
+    files = list_inputs(_inputs(cfg))
+    if not files:
+        raise IngestError(f"no input files in {', '.join(str(p) for p in _inputs(cfg))}")
+    config = {**as_dict(cfg.ingest), "inputs": [p.resolve().as_posix() for p in _inputs(cfg)]}
+    fp = fingerprint(code_version("pipeline.ingest", "pipeline.dates", "pipeline.schemas"), config, files)
+    record_path = paths.interim / "listings.json"
+    if not force and outputs_current([paths.listings], fp):
+        previous = read_json(record_path)
+        return StageResult("ingest", ran=False, counts=previous.get("counts", {}))
+    stats = IngestStats()
+    with Timer() as timer:
+        rows = write_batches(ingest(files, paths, cfg.ingest, stats), paths.listings, Listings, fingerprint=fp)
+    counts = {
+        "files": stats.files,
+        "records": rows,
+        "filtered out": stats.filtered,
+        "unreadable files": stats.unreadable_files,
+        "warnings": stats.warnings,
+    }
+    write_json({"fingerprint": fp, "counts": counts, "by_format": stats.by_format,
+                "seconds": round(timer.seconds, 3), "config": config}, record_path)
+    return StageResult("ingest", ran=True, counts=counts, seconds=timer.seconds, details={"by_format": stats.by_format})

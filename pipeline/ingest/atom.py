@@ -1,0 +1,137 @@
+"""arXiv API Atom responses (``export.arxiv.org/api/query``), parsed by element name, streamed.
+
+The parser is defusedxml's: a document that declares entities (the "billion laughs" bomb) or
+references external ones is refused before anything is expanded. Element order differs between
+API generations, so every field is looked up by its (namespace-free) name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO
+from xml.etree.ElementTree import Element, ParseError
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+
+from pipeline.ingest.records import ReadContext, SourceError, record
+
+_CHUNK = 1 << 16
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _text(element: Element | None) -> str | None:
+    if element is None:
+        return None
+    text = "".join(element.itertext()).strip()
+    return text or None
+
+
+class _EntryCollector:
+    """Parser target that builds only ``<entry>`` elements, noting the line each starts on.
+
+    Everything outside entries is dropped as it streams past, so memory stays bounded by one entry.
+    """
+
+    def __init__(self) -> None:
+        self.parser: DefusedXMLParser | None = None
+        self.entries: list[tuple[int, Element]] = []
+        self._stack: list[Element] = []
+        self._line = 0
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if not self._stack and _local(tag) != "entry":
+            return
+        element = Element(tag, attrs)
+        if self._stack:
+            self._stack[-1].append(element)
+        elif self.parser is not None:
+            self._line = self.parser.parser.CurrentLineNumber
+        self._stack.append(element)
+
+    def end(self, tag: str) -> None:
+        if self._stack:
+            element = self._stack.pop()
+            if not self._stack:
+                self.entries.append((self._line, element))
+
+    def data(self, text: str) -> None:
+        if not self._stack:
+            return
+        element = self._stack[-1]
+        if len(element):
+            element[-1].tail = (element[-1].tail or "") + text
+        else:
+            element.text = (element.text or "") + text
+
+    def close(self) -> None:
+        return None
+
+
+def _entry_record(line: int, entry: Element) -> dict:
+    children: dict[str, list[Element]] = {}
+    for child in entry:
+        children.setdefault(_local(child.tag), []).append(child)
+
+    def first(name: str) -> str | None:
+        found = children.get(name)
+        return _text(found[0]) if found else None
+
+    entry_id = first("id")
+    if entry_id and "/api/errors" in entry_id:
+        return record(line=line, arxiv_id=None, error=f"arXiv API error: {first('summary') or entry_id}")
+    authors, affiliations = [], []
+    for author in children.get("author", []):
+        name = next((_text(c) for c in author if _local(c.tag) == "name"), None)
+        affiliation = [t for c in author if _local(c.tag) == "affiliation" and (t := _text(c))]
+        if name:
+            authors.append(name)
+            affiliations.append("; ".join(affiliation))
+    if not any(affiliations):
+        affiliations = []
+    primary = children.get("primary_category")
+    links = {link.get("title") or link.get("rel"): link.get("href") for link in children.get("link", [])}
+    return record(
+        line=line,
+        arxiv_id=entry_id.rstrip("/").rsplit("/abs/", 1)[-1] if entry_id else None,
+        title=first("title"),
+        abstract=first("summary"),
+        authors=authors,
+        affiliations=affiliations,
+        categories=[c.get("term") for c in children.get("category", []) if c.get("term")],
+        primary_category=primary[0].get("term") if primary else None,
+        published=first("published"),
+        updated=first("updated"),
+        comment=first("comment"),
+        journal_ref=first("journal_ref"),
+        doi=first("doi"),
+        url=links.get("alternate") or entry_id,
+    )
+
+
+def read_atom(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    """Yield one record per ``<entry>``; raise SourceError where the XML breaks or is hostile."""
+    collector = _EntryCollector()
+    parser = DefusedXMLParser(target=collector, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+    collector.parser = parser
+    offset = 0
+    try:
+        while chunk := stream.read(_CHUNK):
+            parser.feed(chunk)
+            offset += len(chunk)
+            yield from (_entry_record(line, el) for line, el in collector.entries)
+            collector.entries.clear()
+        parser.close()
+    except DefusedXmlException as exc:
+        raise SourceError(
+            f"XML refused: {type(exc).__name__} ({exc}); entity declarations are not accepted",
+            line=parser.parser.CurrentLineNumber,
+        ) from exc
+    except ParseError as exc:
+        line = exc.position[0]
+        yield from (_entry_record(line_, el) for line_, el in collector.entries)
+        raise SourceError(f"XML broken: {exc}", line=line) from exc
+    yield from (_entry_record(line, el) for line, el in collector.entries)

@@ -1,0 +1,124 @@
+"""Schemas of every table that crosses a stage boundary (pandera models, strict and coercing).
+
+Code names columns through these models (``Papers.paper_id`` is the string ``"paper_id"``), and
+``pipeline.io`` validates each table when it is written and when it is read.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pandera.pandas as pa
+import pyarrow
+from pandera.typing import Series
+
+StrList = pd.ArrowDtype(pyarrow.list_(pyarrow.string()))
+UTC = pd.DatetimeTZDtype(unit="us", tz="UTC")
+WEEK_PATTERN = r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$"
+
+
+class Listings(pa.DataFrameModel):
+    """``data/interim/listings.parquet``: every raw record as read, one row per record."""
+
+    source_file: Series[str] = pa.Field(description="file the record came from")
+    source_format: Series[str] = pa.Field(description="reader that parsed it")
+    position: Series[pd.Int64Dtype] = pa.Field(ge=0, description="0-based record index in the file")
+    line: Series[pd.Int64Dtype] = pa.Field(nullable=True, ge=1, description="1-based line it starts on")
+    arxiv_id: Series[str] = pa.Field(nullable=True, description="id as given, version included")
+    title: Series[str] = pa.Field(nullable=True)
+    abstract: Series[str] = pa.Field(nullable=True)
+    authors: Series[StrList]
+    affiliations: Series[StrList] = pa.Field(description="per author, '' where none; may be empty")
+    categories: Series[StrList]
+    primary_category: Series[str] = pa.Field(nullable=True)
+    published: Series[str] = pa.Field(nullable=True, description="first-version date, as given")
+    updated: Series[str] = pa.Field(nullable=True, description="this version's date, as given")
+    announced: Series[str] = pa.Field(nullable=True, description="listing/announcement day")
+    comment: Series[str] = pa.Field(nullable=True)
+    journal_ref: Series[str] = pa.Field(nullable=True)
+    doi: Series[str] = pa.Field(nullable=True)
+    url: Series[str] = pa.Field(nullable=True)
+    headline: Series[str] = pa.Field(nullable=True, description="listing-page headline")
+    tldr: Series[str] = pa.Field(nullable=True, description="listing-page one-line summary")
+    badges: Series[StrList] = pa.Field(description='listing-page badges, e.g. "2 theorems"')
+    warnings: Series[StrList] = pa.Field(description="what the reader was unsure of")
+    error: Series[str] = pa.Field(nullable=True, description="why the record could not be read")
+
+    class Config:
+        strict = True
+        coerce = True
+        unique = ["source_file", "position"]
+
+
+class Papers(pa.DataFrameModel):
+    """``data/processed/papers.parquet``: one row per paper, cleaned and deduplicated."""
+
+    paper_id: Series[str] = pa.Field(unique=True, str_matches=r"^(title:[0-9a-f]{16}|\S+)$")
+    title: Series[str] = pa.Field(str_length={"min_value": 1})
+    abstract: Series[str] = pa.Field(str_length={"min_value": 1})
+    authors: Series[StrList]
+    categories: Series[StrList]
+    primary_category: Series[str] = pa.Field(nullable=True)
+    published: Series[UTC] = pa.Field(description="earliest date seen for the paper (UTC)")
+    updated: Series[UTC] = pa.Field(description="date of the version whose text is kept (UTC)")
+    version: Series[pd.Int64Dtype] = pa.Field(nullable=True, ge=1)
+    week: Series[str] = pa.Field(str_matches=WEEK_PATTERN, description="ISO week of published")
+    week_start: Series[UTC] = pa.Field(description="Monday 00:00 UTC of that week")
+    url: Series[str] = pa.Field(nullable=True)
+    comment: Series[str] = pa.Field(nullable=True)
+    journal_ref: Series[str] = pa.Field(nullable=True)
+    doi: Series[str] = pa.Field(nullable=True)
+    sources: Series[StrList] = pa.Field(description="every record merged here, as file#position")
+
+    class Config:
+        strict = True
+        coerce = True
+
+
+class Duplicates(pa.DataFrameModel):
+    """``data/processed/duplicates.parquet``: records merged into a paper that kept another's text."""
+
+    source_file: Series[str]
+    position: Series[pd.Int64Dtype] = pa.Field(ge=0)
+    arxiv_id: Series[str] = pa.Field(nullable=True)
+    paper_id: Series[str]
+    reason: Series[str] = pa.Field(isin=["same id", "older version", "same title"])
+
+    class Config:
+        strict = True
+        coerce = True
+        unique = ["source_file", "position"]
+
+
+QUARANTINE_REASONS = [
+    "unreadable",
+    "invalid arXiv id",
+    "no title",
+    "no abstract",
+    "abstract too short",
+    "abstract too long",
+    "no date",
+    "unparseable date",
+]
+
+
+class Quarantine(pa.DataFrameModel):
+    """``data/processed/quarantine.parquet``: records kept out of the papers table, with the reason."""
+
+    source_file: Series[str]
+    position: Series[pd.Int64Dtype] = pa.Field(ge=0)
+    line: Series[pd.Int64Dtype] = pa.Field(nullable=True, ge=1)
+    arxiv_id: Series[str] = pa.Field(nullable=True)
+    title: Series[str] = pa.Field(nullable=True)
+    reason: Series[str] = pa.Field(isin=QUARANTINE_REASONS)
+    detail: Series[str] = pa.Field(nullable=True)
+
+    class Config:
+        strict = True
+        coerce = True
+        unique = ["source_file", "position"]
+
+
+def empty(model: type[pa.DataFrameModel]) -> pd.DataFrame:
+    """An empty, correctly typed table of ``model``."""
+    columns = model.to_schema().columns
+    return model.validate(pd.DataFrame({name: pd.Series(dtype=col.dtype.type) for name, col in columns.items()}))

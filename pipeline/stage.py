@@ -1,0 +1,110 @@
+"""What every stage shares: fingerprints that make re-runs safe, the summary line, progress bars.
+
+A stage's fingerprint hashes its code (the source of the modules it names), its config section and
+its input files (path, size, modification time). Its outputs carry the fingerprint; when all of them
+do, the stage skips, unless forced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pipeline import __version__
+from pipeline.io import read_fingerprint
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_progress_enabled = True
+
+
+def set_progress(enabled: bool) -> None:
+    """Show or hide progress bars (the CLI's ``--quiet`` hides them)."""
+    global _progress_enabled
+    _progress_enabled = enabled
+
+
+def progress(items: Iterable[T], *, total: int | None = None, desc: str = "", unit: str = "it") -> Iterator[T]:
+    """Wrap long work in a progress bar on stderr, unless progress is off or stderr is no terminal."""
+    if not _progress_enabled:
+        yield from items
+        return
+    from tqdm.auto import tqdm
+
+    yield from tqdm(items, total=total, desc=desc, unit=unit, leave=False, disable=None)
+
+
+def code_version(*module_names: str) -> str:
+    """Hash of the package version and the source of the given modules (packages: every file)."""
+    digest = hashlib.sha256(__version__.encode())
+    for name in module_names:
+        module = importlib.import_module(name)
+        files = [Path(inspect.getfile(module))]
+        if files[0].name == "__init__.py":
+            files = sorted(files[0].parent.glob("*.py"))
+        for path in files:
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def file_signature(path: Path) -> dict[str, Any]:
+    stat = path.stat()
+    return {"path": path.resolve().as_posix(), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def fingerprint(code: str, config: dict[str, Any], inputs: Iterable[Path]) -> str:
+    payload = {
+        "code": code,
+        "config": config,
+        "inputs": [file_signature(p) for p in sorted(inputs)],
+    }
+    blob = json.dumps(payload, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:24]
+
+
+def outputs_current(outputs: Iterable[Path], fp: str) -> bool:
+    """True when every output exists and carries fingerprint ``fp``."""
+    return all(path.exists() and read_fingerprint(path) == fp for path in outputs)
+
+
+@dataclass
+class StageResult:
+    """What a stage reports: its name, whether it ran, counts, and the time it took."""
+
+    stage: str
+    ran: bool
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in self.counts.items())
+        state = "ran" if self.ran else "skipped (inputs, config and code unchanged; --force re-runs)"
+        return f"{self.stage}: {counts} ({self.seconds:.1f} s, {state})"
+
+
+class Timer:
+    def __enter__(self) -> Timer:
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self.start
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process, in MiB (Linux)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 if os.name == "posix" else float("nan")
