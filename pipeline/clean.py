@@ -15,6 +15,7 @@ other fields fall back to the newest record that has them, categories are united
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,13 +73,29 @@ def _clean_lists(values: pd.Series) -> pd.Series:
     )
 
 
+# cs.DC, hep-th, math.GT, q-bio.NC, physics.comp-ph; not ACM classes such as "I.2.6; J.5"
+ARXIV_CATEGORY = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[a-z]+)?)?")
+
+
+def _arxiv_categories(values: list[str] | None) -> list[str]:
+    """The arXiv categories of a listing's category list, in order, without repeats or other codes."""
+    out: list[str] = []
+    for value in values if values is not None else []:
+        for token in re.split(r"[\s,;]+", value):
+            if ARXIV_CATEGORY.fullmatch(token) and token not in out:
+                out.append(token)
+    return out
+
+
 def clean_fields(listings: pd.DataFrame) -> pd.DataFrame:
     """Listings with text fields cleaned (a new frame; the input is left as it was)."""
     return listings.assign(
-        **{col: _clean_strings(listings[col]) for col in (L.title, L.abstract, L.comment, L.journal_ref)},
+        **{col: _clean_strings(listings[col]) for col in (L.title, L.abstract, L.comment, L.journal_ref, L.headline, L.tldr)},
         **{L.authors: _clean_lists(listings[L.authors])},
-        **{L.categories: listings[L.categories].map(lambda c: [x.strip() for x in c if x and x.strip()]).astype(object)},
-        **{L.primary_category: listings[L.primary_category].astype(object).where(listings[L.primary_category].notna(), None)},
+        **{L.categories: listings[L.categories].map(_arxiv_categories).astype(object)},
+        **{L.primary_category: listings[L.primary_category].map(
+            lambda c: c.strip() if isinstance(c, str) and ARXIV_CATEGORY.fullmatch(c.strip()) else None
+        ).astype(object)},
     )
 
 
@@ -94,7 +111,7 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
         if what is not None:
             detail[mask] = what[mask] if isinstance(what, pd.Series) else what
 
-    abstract_len = df[L.abstract].map(lambda s: len(s) if s is not None else 0)
+    abstract_len = df[L.abstract].map(lambda s: len(s) if isinstance(s, str) else 0)
     raw_date = df[L.published].astype(object).where(df[L.published].notna(), df[L.announced].astype(object))
     raw_date = raw_date.where(raw_date.notna(), None)
     mark(df[L.error].notna(), "unreadable", df[L.error].astype(object))
@@ -183,7 +200,7 @@ def merge_papers(good: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     group = "_paper_id"
     categories = _lists_by_group(
         order[group],
-        [([p] if p else []) + list(c) for p, c in zip(order[L.primary_category], order[L.categories])],
+        [([p] if isinstance(p, str) else []) + list(c) for p, c in zip(order[L.primary_category], order[L.categories])],
         unique=True,
     )
     primary = _first_present(order, group, L.primary_category)
@@ -210,6 +227,8 @@ def merge_papers(good: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         P.comment: fallback(L.comment).to_numpy(),
         P.journal_ref: fallback(L.journal_ref).to_numpy(),
         P.doi: fallback(L.doi).to_numpy(),
+        P.headline: fallback(L.headline).to_numpy(),
+        P.tldr: fallback(L.tldr).to_numpy(),
         P.sources: sources.reindex(index).to_numpy(),
     })
     published_utc = pd.to_datetime(papers[P.published], utc=True)

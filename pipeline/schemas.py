@@ -67,6 +67,8 @@ class Papers(pa.DataFrameModel):
     comment: Series[str] = pa.Field(nullable=True)
     journal_ref: Series[str] = pa.Field(nullable=True)
     doi: Series[str] = pa.Field(nullable=True)
+    headline: Series[str] = pa.Field(nullable=True, description="listing-page headline, if any")
+    tldr: Series[str] = pa.Field(nullable=True, description="listing-page one-line summary, if any")
     sources: Series[StrList] = pa.Field(description="every record merged here, as file#position")
 
     class Config:

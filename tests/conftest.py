@@ -1,0 +1,65 @@
+"""Shared fixtures: the seed listings, the shared corpus, tiny in-memory listings, a temp project root."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pipeline.ingest.records import record
+from pipeline.schemas import Listings
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = REPO / "data" / "raw"
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "data" / "arxiv-daily"
+FORMATS = SHARED / "data" / "formats"
+
+
+def _require(path: Path) -> Path:
+    if not path.exists():
+        pytest.fail(f"{path} is missing: tests read ../shared beside the repository (CI has it there)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def seeds_dir() -> Path:
+    return SEEDS
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    return _require(CORPUS)
+
+
+@pytest.fixture(scope="session")
+def formats_dir() -> Path:
+    return _require(FORMATS)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A temporary project root whose data/raw/ holds copies of the three seed listings."""
+    raw = tmp_path / "data" / "raw"
+    raw.mkdir(parents=True)
+    for seed in sorted(SEEDS.glob("0*_*.txt")):
+        shutil.copy(seed, raw / seed.name)
+    return tmp_path
+
+
+def listings(*records: dict, source_file: str = "mem.jsonl", source_format: str = "daily-jsonl") -> pd.DataFrame:
+    """A Listings table from ``record(...)`` dicts; ``_file``/``_format`` keys override per record."""
+    rows, positions = [], {}
+    for rec in records:
+        rec = dict(rec)
+        file = rec.pop("_file", source_file)
+        fmt = rec.pop("_format", source_format)
+        position = positions.get(file, 0)
+        positions[file] = position + 1
+        rows.append({**record(**rec), "source_file": file, "source_format": fmt, "position": position})
+    return Listings.validate(pd.DataFrame.from_records(rows))
+
+
+ABSTRACT = "We study a problem in distributed systems and show a method that works well in practice."
