@@ -23,7 +23,7 @@ import pandas as pd
 
 from pipeline import dates, ids
 from pipeline.config import CleanConfig, Config, as_dict
-from pipeline.io import read_json, read_table, write_json, write_table
+from pipeline.io import TableError, read_json, read_table, write_json, write_table
 from pipeline.schemas import Duplicates, Listings, Papers, Quarantine, empty
 from pipeline.stage import StageResult, Timer, code_version, fingerprint, outputs_current
 from pipeline.textclean import clean_text
@@ -299,6 +299,8 @@ def check_accounting(df: pd.DataFrame, result: CleanResult) -> None:
 def run(cfg: Config, *, force: bool = False) -> StageResult:
     paths = cfg.paths
     outputs = [paths.papers, paths.duplicates, paths.quarantine]
+    if not paths.listings.exists():
+        raise TableError(f"{paths.display(paths.listings)}: not found; run the stage that writes it first (ingest)")
     code = code_version("pipeline.clean", "pipeline.textclean", "pipeline.ids", "pipeline.dates", "pipeline.schemas")
     fp = fingerprint(code, as_dict(cfg.clean), [paths.listings])
     if not force and outputs_current(outputs, fp):

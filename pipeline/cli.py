@@ -27,6 +27,18 @@ def _default_root() -> Path:
     return here if (here / "pyproject.toml").exists() else Path.cwd()
 
 
+def _configure_logging(verbose: bool) -> None:
+    """One stderr handler on the package logger (records still propagate, e.g. to pytest's caplog)."""
+    logger = logging.getLogger("pipeline")
+    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for handler in [h for h in logger.handlers if getattr(h, "_paper_trends", False)]:
+        logger.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s" if verbose else "%(message)s"))
+    handler._paper_trends = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+
+
 class _Obj:
     def __init__(self, root: Path, config_file: Path | None, verbose: bool):
         self.root = root
@@ -94,14 +106,7 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
     """
     from pipeline.stage import set_progress
 
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-        force=True,
-    )
-    for noisy in ("numba", "matplotlib", "urllib3", "filelock"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    _configure_logging(verbose)
     set_progress(not quiet)
     ctx.obj = _Obj((root or _default_root()).resolve(), config_file, verbose)
 

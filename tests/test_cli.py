@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import cli
+from pipeline.io import read_fingerprint, read_table
+from pipeline.schemas import Listings, Papers
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize("command", [[], ["ingest"], ["clean"], ["run"]])
+def test_help_has_an_example(command):
+    result = invoke(*command, "--help")
+    assert result.exit_code == 0
+    assert "Example" in result.output and "paper-trends" in result.output
+
+
+def test_help_is_fast_and_imports_no_heavy_modules():
+    code = "import sys, pipeline.cli; print(sorted(m for m in ('pandas', 'torch', 'bertopic', 'pyarrow') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_run_end_to_end_then_skip_then_force(project, caplog):
+    root = str(project)
+    first = invoke("--root", root, "-q", "run")
+    assert first.exit_code == 0, first.output
+    papers = read_table(project / "data/processed/papers.parquet", Papers)
+    assert len(papers) == 94
+    assert len(read_table(project / "data/interim/listings.parquet", Listings)) == 100
+    fingerprint = read_fingerprint(project / "data/processed/papers.parquet")
+
+    caplog.clear()
+    second = invoke("--root", root, "-q", "run")
+    assert second.exit_code == 0
+    summaries = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("ingest:", "clean:"))]
+    assert len(summaries) == 2 and all("skipped" in s for s in summaries)
+    assert "raw records 100, papers 94, duplicates 6, quarantined 0" in summaries[1]
+
+    caplog.clear()
+    assert invoke("--root", root, "-q", "clean", "--force").exit_code == 0
+    assert any("clean:" in r.getMessage() and "ran" in r.getMessage() for r in caplog.records)
+    assert read_fingerprint(project / "data/processed/papers.parquet") == fingerprint
+
+
+def test_config_change_reruns_only_the_stage_it_belongs_to(project, caplog):
+    root = str(project)
+    assert invoke("--root", root, "-q", "run").exit_code == 0
+    config = project / "strict.toml"
+    config.write_text("[clean]\nmin_abstract_chars = 100000\nmax_abstract_chars = 200000\n")
+    caplog.clear()
+    assert invoke("--root", root, "--config", str(config), "-q", "run").exit_code == 0
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("ingest:") and "skipped" in m for m in messages)
+    assert any(m.startswith("clean:") and "ran" in m and "papers 0" in m and "quarantined 100" in m for m in messages)
+
+
+def test_changed_input_reruns(project, caplog):
+    root = str(project)
+    assert invoke("--root", root, "-q", "run").exit_code == 0
+    (project / "data/raw/000_db5e420608efce7d.txt").unlink()
+    caplog.clear()
+    assert invoke("--root", root, "-q", "run").exit_code == 0
+    assert any("papers 89" in r.getMessage() for r in caplog.records)
+
+
+def test_missing_path_is_one_line_error(tmp_path):
+    result = CliRunner().invoke(cli, ["--root", str(tmp_path), "ingest", str(tmp_path / "nope")])
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines == [f"paper-trends: error: {tmp_path / 'nope'}: no such file or folder"]
+
+
+def test_strict_fails_naming_file_and_place(project, formats_dir):
+    broken = project / "data/raw/broken.xml"
+    broken.write_bytes((formats_dir / "arxiv-api-atom_cs.RO_2entries.xml").read_bytes()[:4000])
+    result = CliRunner().invoke(cli, ["--root", str(project), "ingest", "--strict"])
+    assert result.exit_code == 1
+    assert "data/raw/broken.xml" in result.output and "line" in result.output
+    assert not (project / "data/interim/listings.parquet").exists()
+
+
+def test_lenient_run_quarantines_unreadable_file(project, formats_dir):
+    broken = project / "data/raw/broken.xml"
+    broken.write_bytes((formats_dir / "arxiv-api-atom_cs.RO_2entries.xml").read_bytes()[:4000])
+    result = CliRunner().invoke(cli, ["--root", str(project), "-q", "run"])
+    assert result.exit_code == 0
+    quarantine = read_table(project / "data/processed/quarantine.parquet", __import__("pipeline.schemas").schemas.Quarantine)
+    row = quarantine[quarantine["source_file"] == "data/raw/broken.xml"].iloc[0]
+    assert row["reason"] == "unreadable" and "line" in row["detail"]
+    papers = read_table(project / "data/processed/papers.parquet", Papers)
+    assert "2510.14968" in set(papers["paper_id"])  # the entry before the break is kept
+
+
+def test_clean_without_ingest_says_what_to_do(tmp_path):
+    result = CliRunner().invoke(cli, ["--root", str(tmp_path), "clean"])
+    assert result.exit_code == 1
+    assert "listings.parquet: not found; run the stage that writes it first" in result.output
+
+
+def test_bad_config_is_one_line_error(project):
+    config = project / "bad.toml"
+    config.write_text("[clean]\nmin_abstract = 3\n")
+    result = CliRunner().invoke(cli, ["--root", str(project), "--config", str(config), "clean"])
+    assert result.exit_code == 1
+    assert "unknown CleanConfig option(s): min_abstract" in result.output
+
+
+def test_console_script_module_entry(project):
+    out = subprocess.run(
+        [sys.executable, "-m", "pipeline", "--root", str(project), "-q", "ingest"],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "ingest: files 3, records 100" in out.stderr
