@@ -25,7 +25,7 @@ from pipeline import dates, ids
 from pipeline.config import CleanConfig, Config, as_dict
 from pipeline.io import TableError, read_json, read_table, write_json, write_table
 from pipeline.schemas import Duplicates, Listings, Papers, Quarantine, empty
-from pipeline.stage import StageResult, Timer, code_version, fingerprint, outputs_current
+from pipeline.stage import StageResult, Timer, code_version, fingerprint, outputs_current, progress
 from pipeline.textclean import clean_text
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def _clean_strings(values: pd.Series) -> pd.Series:
     """clean_text over a column, once per distinct value; empty results become missing."""
     values = values.astype(object).where(values.notna(), None)
     distinct = pd.unique(values.dropna())
-    mapping = {v: clean_text(v) or None for v in distinct}
+    mapping = {v: clean_text(v) or None for v in progress(distinct, desc=f"clean {values.name}", unit="text")}
     return values.map(lambda v: mapping.get(v) if v is not None else None)
 
 

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from pipeline.config import ConfigError, load
+
+
+def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pipeline.ingest]\ncategories = ["cs.DC"]\nbatch_rows = 10\n[tool.pipeline.clean]\nmin_abstract_chars = 5\n'
+    )
+    config_file = tmp_path / "c.toml"
+    config_file.write_text('[clean]\nmin_abstract_chars = 7\n[ingest]\nsince = "2025-01-01"\n')
+    cfg = load(tmp_path, config_file, {"ingest": {"batch_rows": 99, "format": None}})
+    assert cfg.ingest.categories == ("cs.DC",)
+    assert cfg.ingest.batch_rows == 99
+    assert cfg.ingest.since == dt.date(2025, 1, 1)
+    assert cfg.clean.min_abstract_chars == 7 and cfg.clean.max_abstract_chars == 20_000
+    assert cfg.paths.papers == tmp_path / "data" / "processed" / "papers.parquet"
+    with pytest.raises(AttributeError):
+        cfg.clean.min_abstract_chars = 1  # frozen
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[clean]\nmin_abstract = 1\n", "unknown CleanConfig option"),
+        ("[cleaning]\n", "unknown config section"),
+        ("[clean]\nmin_abstract_chars = 'ten'\n", "must be an integer"),
+        ("[ingest]\nstrict = 'yes'\n", "must be true or false"),
+        ("[clean\n", "invalid TOML"),
+    ],
+)
+def test_bad_config_is_rejected(tmp_path, text, message):
+    config_file = tmp_path / "c.toml"
+    config_file.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load(tmp_path, config_file)

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import io
+from pipeline.io import TableError, read_fingerprint, read_table, write_batches, write_table
+from pipeline.schemas import Duplicates, Listings
+from tests.conftest import ABSTRACT, listings
+
+
+def dup_rows(n: int) -> pd.DataFrame:
+    return pd.DataFrame({
+        "source_file": ["a.jsonl"] * n, "position": range(n), "arxiv_id": [None] * n,
+        "paper_id": ["2501.00001"] * n, "reason": ["same id"] * n,
+    })
+
+
+def test_round_trip_keeps_types_and_fingerprint(tmp_path):
+    df = listings(dict(arxiv_id="2501.00001v1", title="T", abstract=ABSTRACT, authors=["A B", "C D"], line=3))
+    path = tmp_path / "x" / "listings.parquet"
+    write_table(df, path, Listings, fingerprint="abc123")
+    back = read_table(path, Listings)
+    assert back["authors"].iloc[0] == ["A B", "C D"]
+    assert back["line"].iloc[0] == 3 and back["error"].isna().all()
+    assert read_fingerprint(path) == "abc123"
+    assert read_fingerprint(tmp_path / "missing.parquet") is None
+
+
+def test_write_rejects_rows_that_break_the_schema(tmp_path):
+    bad = dup_rows(2).assign(reason=["same id", "because"])
+    with pytest.raises(TableError, match="Duplicates"):
+        write_table(bad, tmp_path / "d.parquet", Duplicates)
+    assert not (tmp_path / "d.parquet").exists()
+
+
+def test_read_rejects_a_table_that_no_longer_matches(tmp_path):
+    path = tmp_path / "d.parquet"
+    pq.write_table(__import__("pyarrow").Table.from_pandas(dup_rows(1).drop(columns="reason")), path)
+    with pytest.raises(TableError, match="d.parquet: does not match schema Duplicates"):
+        read_table(path, Duplicates)
+
+
+def test_unreadable_and_missing_tables_are_named(tmp_path):
+    garbage = tmp_path / "g.parquet"
+    garbage.write_bytes(b"not parquet at all")
+    with pytest.raises(TableError, match="g.parquet: unreadable parquet file"):
+        read_table(garbage, Duplicates)
+    with pytest.raises(TableError, match="not found"):
+        read_table(tmp_path / "none.parquet", Duplicates)
+
+
+def test_crash_mid_write_leaves_old_table_and_no_temp_file(tmp_path, monkeypatch):
+    path = tmp_path / "d.parquet"
+    write_table(dup_rows(3), path, Duplicates, fingerprint="old")
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(io.pq, "write_table", boom)
+    with pytest.raises(OSError, match="disk full"):
+        write_table(dup_rows(5), path, Duplicates, fingerprint="new")
+    assert len(read_table(path, Duplicates)) == 3 and read_fingerprint(path) == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["d.parquet"]
+
+
+def test_streamed_batches(tmp_path):
+    path = tmp_path / "d.parquet"
+    batches = (dup_rows(4).assign(position=lambda d, i=i: d["position"] + 4 * i) for i in range(3))
+    assert write_batches(batches, path, Duplicates, fingerprint="fp") == 12
+    assert read_table(path, Duplicates)["position"].tolist() == list(range(12))
+    assert read_fingerprint(path) == "fp"
+
+
+def test_streamed_batches_failing_midway_leave_nothing(tmp_path):
+    path = tmp_path / "d.parquet"
+
+    def batches():
+        yield dup_rows(2)
+        raise RuntimeError("reader broke")
+
+    with pytest.raises(RuntimeError):
+        write_batches(batches(), path, Duplicates)
+    assert list(tmp_path.iterdir()) == []
