@@ -8,9 +8,9 @@ it: nothing disappears without a trace. ``strict`` turns such a file into a fail
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import logging
-import zlib
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -23,7 +23,14 @@ from pipeline import dates
 from pipeline.config import Config, IngestConfig, Paths, as_dict
 from pipeline.ingest.atom import read_atom
 from pipeline.ingest.jsonlines import read_daily, read_kaggle
-from pipeline.ingest.records import ReadContext, SourceError, decode, record
+from pipeline.ingest.records import (
+    STREAM_ERRORS,
+    ReadContext,
+    SourceError,
+    decode,
+    record,
+    stream_error_message,
+)
 from pipeline.ingest.tabular import read_csv, read_parquet
 from pipeline.ingest.text_formats import read_api_text, read_digest, read_listing_page, sniff_text_format
 from pipeline.io import read_json, write_batches, write_json
@@ -45,6 +52,8 @@ FORMATS: dict[str, Reader] = {
     "parquet": read_parquet,
 }
 _SNIFF_BYTES = 1 << 16
+# Keys only the Kaggle snapshot has; "submitter" comes second in its lines, before any long abstract.
+_KAGGLE_KEYS = ("authors_parsed", "versions", "submitter", "update_date", "journal-ref", "report-no")
 
 
 class IngestError(RuntimeError):
@@ -53,24 +62,34 @@ class IngestError(RuntimeError):
 
 # --- finding and opening files -------------------------------------------------------------------
 def list_inputs(inputs: list[Path]) -> list[Path]:
-    """Files named, and files under folders named (recursively, hidden files skipped), sorted."""
+    """Files named, and files under folders named (recursively, hidden files skipped).
+
+    In the order named, each folder's files sorted; a file reached twice (named and inside a folder
+    named, or two overlapping folders) is read once.
+    """
     files: list[Path] = []
+    seen: set[Path] = set()
     for path in inputs:
         if path.is_dir():
-            files.extend(
+            found = [
                 p for p in sorted(path.rglob("*"))
                 if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            ]
         elif path.is_file():
-            files.append(path)
+            found = [path]
         else:
             raise IngestError(f"{path}: no such file or folder")
+        for file in found:
+            if (key := file.resolve()) not in seen:
+                seen.add(key)
+                files.append(file)
     return files
 
 
 @dataclass
 class _Opened:
-    stream: BinaryIO
+    stream: BinaryIO  # what readers read: the file, or its decompressed content
+    raw: BinaryIO  # the file itself
     compressed: bool
 
 
@@ -78,9 +97,28 @@ def _open(path: Path, stack: ExitStack) -> _Opened:
     raw = stack.enter_context(path.open("rb"))
     if raw.read(2) == b"\x1f\x8b":
         raw.seek(0)
-        return _Opened(stack.enter_context(gzip.GzipFile(fileobj=raw)), True)
+        return _Opened(stack.enter_context(gzip.GzipFile(fileobj=raw)), raw, True)
     raw.seek(0)
-    return _Opened(raw, False)
+    return _Opened(raw, raw, False)
+
+
+def _read_head(stream: BinaryIO) -> bytes:
+    """Up to ``_SNIFF_BYTES`` from the start of ``stream``, then rewind it.
+
+    A gzip file cut short may break within those bytes: what was decompressed before the break is
+    still returned, so the format is detected and the reader keeps the records before the break.
+    """
+    parts: list[bytes] = []
+    size = 0
+    try:
+        while size < _SNIFF_BYTES and (part := stream.read1(_SNIFF_BYTES - size)):
+            parts.append(part)
+            size += len(part)
+    except STREAM_ERRORS:
+        if not parts:
+            raise
+    stream.seek(0)
+    return b"".join(parts)
 
 
 def _is_binary(head: bytes) -> bool:
@@ -97,7 +135,8 @@ def detect_format(head: bytes, name: str) -> str:
     if head.startswith(b"PAR1"):
         return "parquet"
     if _is_binary(head):
-        raise SourceError(f"binary data, not a listing (starts {head[:16]!r})", byte=0)
+        nul = head.find(b"\x00")
+        raise SourceError(f"binary data, not a listing (starts {head[:16]!r})", byte=max(nul, 0))
     text, _ = decode(head)
     stripped = text.lstrip()
     lower = name.lower()
@@ -106,7 +145,7 @@ def detect_format(head: bytes, name: str) -> str:
             return "atom"
         raise SourceError("XML or HTML, but not an Atom feed of arXiv entries", line=1)
     if stripped.startswith("{"):
-        if '"authors_parsed"' in stripped or '"versions"' in stripped:
+        if any(f'"{key}"' in stripped for key in _KAGGLE_KEYS):
             return "kaggle"
         if '"summary"' in stripped or '"abstract"' in stripped or '"title"' in stripped:
             return "daily-jsonl"
@@ -152,7 +191,7 @@ class Filter:
             if listed and not listed & self.categories:
                 return False
         if self.since is not None or self.until is not None:
-            when = dates.parse_datetime(rec["published"] or rec["announced"])
+            when = dates.parse_datetime(rec["published"]) or dates.parse_datetime(rec["announced"])
             if when is not None:
                 if self.since is not None and when < self.since:
                     return False
@@ -172,39 +211,69 @@ class IngestStats:
     by_format: dict[str, int] = field(default_factory=dict)
 
 
+def _as_source_error(exc: Exception, opened: _Opened | None, last_line: int | None) -> SourceError:
+    """Any failure while reading a file, as a SourceError saying where it happened."""
+    if isinstance(exc, SourceError):
+        return exc
+    after = f" after the record at line {last_line}" if last_line is not None else ""
+    byte = None
+    if opened is not None:
+        with contextlib.suppress(OSError, ValueError):
+            byte = opened.raw.tell()
+    if isinstance(exc, STREAM_ERRORS):
+        stopped = ""
+        if byte is not None:
+            compressed = opened is not None and opened.compressed
+            stopped = f"; the {'compressed ' if compressed else ''}file breaks at byte {byte}"
+        message = stream_error_message(exc) + stopped + after
+    else:  # a reader met something it does not handle: still name the file and the place
+        message = f"unexpected {type(exc).__name__} while reading{after}: {exc}"
+    return SourceError(message, byte=byte)
+
+
 def read_file(
     path: Path, shown: str, cfg: IngestConfig, keep: Filter, stats: IngestStats
 ) -> Iterator[dict]:
-    """Records of one file, each with source_file/source_format/position set, filtered."""
+    """Records of one file, each with source_file/source_format/position set, filtered.
+
+    Where the file cannot be read (at all or from some point on), the records before the break are
+    kept and one record with ``error`` set follows them; with ``cfg.strict`` IngestError is raised.
+    """
     ctx = ReadContext(name=path.name, columns=dict(cfg.columns), categories=tuple(cfg.categories))
     fmt = cfg.format
+    if fmt is not None and fmt not in FORMATS:
+        raise IngestError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
     position = 0
+    opened: _Opened | None = None
+    last_line: int | None = None
     try:
         with ExitStack() as stack:
             opened = _open(path, stack)
             if fmt is None:
-                head = opened.stream.read(_SNIFF_BYTES)
-                opened.stream.seek(0)
-                fmt = detect_format(head, path.name)
-            elif fmt not in FORMATS:
-                raise IngestError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
+                fmt = detect_format(_read_head(opened.stream), path.name)
             for rec in FORMATS[fmt](opened.stream, ctx):
+                last_line = rec["line"] if rec["line"] is not None else last_line
                 if not keep.keeps(rec):
                     stats.filtered += 1
                     continue
                 stats.warnings += len(rec["warnings"])
                 yield {**rec, "source_file": shown, "source_format": fmt, "position": position}
                 position += 1
-    except (SourceError, EOFError, OSError, zlib.error) as exc:
-        error = exc if isinstance(exc, SourceError) else SourceError(f"cannot read: {exc}")
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a named, placed error row
+        if isinstance(exc, IngestError):
+            raise
+        unexpected = not isinstance(exc, (SourceError, *STREAM_ERRORS))
+        error = _as_source_error(exc, opened, last_line)
         where = error.where()
-        message = f"{shown}: {error.message}" + (f" (at {where})" if where else "")
+        detail = error.message + (f" (at {where})" if where else "")
+        message = f"{shown}: {detail}"
         if cfg.strict:
             raise IngestError(message) from exc
-        log.warning("%s; %d record(s) read before it are kept, the file is quarantined", message, position)
+        kept = f"the {position} record(s) before the break are kept, " if position else ""
+        log.warning("%s; %sthe error is recorded for quarantine", message, kept, exc_info=unexpected)
         stats.unreadable_files += 1
         yield {
-            **record(line=error.line, error=error.message + (f" (at {where})" if where else "")),
+            **record(line=error.line, error=detail),
             "source_file": shown,
             "source_format": fmt or "unknown",
             "position": position,

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 from xml.etree.ElementTree import Element, ParseError
 
-from defusedxml import DefusedXmlException
+from defusedxml import DefusedXmlException, EntitiesForbidden, ExternalReferenceForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 
 from pipeline.ingest.records import ReadContext, SourceError, record
@@ -51,6 +51,11 @@ class _EntryCollector:
         elif self.parser is not None:
             self._line = self.parser.parser.CurrentLineNumber
         self._stack.append(element)
+
+    @property
+    def open_entry(self) -> int | None:
+        """The line of the ``<entry>`` being built, if the parser is inside one."""
+        return self._line if self._stack else None
 
     def end(self, tag: str) -> None:
         if self._stack:
@@ -126,12 +131,24 @@ def read_atom(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             collector.entries.clear()
         parser.close()
     except DefusedXmlException as exc:
-        raise SourceError(
-            f"XML refused: {type(exc).__name__} ({exc}); entity declarations are not accepted",
-            line=parser.parser.CurrentLineNumber,
-        ) from exc
+        raise SourceError(_refusal(exc), line=parser.parser.CurrentLineNumber) from exc
     except ParseError as exc:
         line = exc.position[0]
         yield from (_entry_record(line_, el) for line_, el in collector.entries)
-        raise SourceError(f"XML broken: {exc}", line=line) from exc
+        entry = collector.open_entry
+        inside = f", inside the <entry> that starts at line {entry}" if entry is not None else ""
+        raise SourceError(f"XML broken{inside}: {exc}", line=line) from exc
     yield from (_entry_record(line, el) for line, el in collector.entries)
+
+
+def _refusal(exc: DefusedXmlException) -> str:
+    """Why a hostile document was refused, naming the entity (never its content)."""
+    if isinstance(exc, EntitiesForbidden):
+        kind = f"external entity {exc.name!r} (SYSTEM {exc.sysid!r})" if exc.sysid else f"entity {exc.name!r}"
+        return (
+            f"XML refused: it declares {kind}; entity declarations are not accepted "
+            "(they can expand into gigabytes or read local files), nothing was expanded"
+        )
+    if isinstance(exc, ExternalReferenceForbidden):
+        return f"XML refused: it references an external resource {exc.sysid!r}; nothing was fetched"
+    return f"XML refused: {type(exc).__name__} ({exc})"

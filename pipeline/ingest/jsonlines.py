@@ -6,22 +6,60 @@ becomes a record with ``error`` set (it is quarantined, never dropped), and read
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 import orjson
 
-from pipeline.ingest.records import ReadContext, decode, fallback_warning, record
+from pipeline.ingest.records import (
+    STREAM_ERRORS,
+    ReadContext,
+    SourceError,
+    decode,
+    fallback_warning,
+    record,
+    stream_error_message,
+)
 
 _FILE_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
+    """``(line_number, byte_offset, raw_line)`` per line; SourceError where the stream breaks."""
+    number, offset = 0, 0
+    iterator = iter(stream)
+    while True:
+        try:
+            raw = next(iterator)
+        except StopIteration:
+            return
+        except STREAM_ERRORS as exc:
+            raise SourceError(
+                f"{stream_error_message(exc)}; it breaks after {number} complete line(s)", line=number + 1
+            ) from exc
+        number += 1
+        yield number, offset, raw
+        offset += len(raw)
+
+
+def _json_error(number: int, exc: orjson.JSONDecodeError) -> str:
+    return f"invalid JSON at line {number}, column {exc.colno}: {exc.msg}"
 
 
 def _objects(
     stream: BinaryIO, ctx: ReadContext, keep: Callable[[bytes], bool] | None = None
 ) -> Iterator[tuple[int, dict[str, Any] | None, list[str], str | None]]:
-    """Yield ``(line_number, object, warnings, error)`` per non-blank line."""
-    for number, raw in enumerate(stream, start=1):
+    """Yield ``(line_number, object, warnings, error)`` per non-blank line.
+
+    A line that is not UTF-8 is decoded as Windows-1252; the record says so, and the first such
+    line is also a file-level warning (logged once, not once per line).
+    """
+    for number, offset, raw in _lines(stream):
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8):]
+            offset = len(codecs.BOM_UTF8)
         if not raw.strip():
             continue
         if keep is not None and not keep(raw):
@@ -33,13 +71,16 @@ def _objects(
         except orjson.JSONDecodeError as exc:
             text, bad = decode(raw)
             if bad is None:
-                yield number, None, warnings, f"invalid JSON at line {number}: {exc}"
+                yield number, None, warnings, _json_error(number, exc)
                 continue
-            warnings.append(fallback_warning(bad) + f" (line {number})")
+            warning = fallback_warning(offset + bad) + f" (line {number})"
+            warnings.append(warning)
+            if not any(w.startswith("not valid UTF-8") for w in ctx.warnings):
+                ctx.warnings.append(warning)
             try:
                 obj = orjson.loads(text)
             except orjson.JSONDecodeError as exc2:
-                yield number, None, warnings, f"invalid JSON at line {number}: {exc2}"
+                yield number, None, warnings, _json_error(number, exc2)
                 continue
         if not isinstance(obj, dict):
             yield number, None, warnings, f"line {number} is JSON but not an object ({type(obj).__name__})"
@@ -54,11 +95,14 @@ def _str(value: Any) -> str | None:
 
 
 def _list(value: Any) -> list[str]:
+    """A list field as strings: a list as is, a string split on whitespace, anything else as one item."""
     if value is None:
         return []
     if isinstance(value, str):
         return value.split()
-    return [str(v) for v in value]
+    if isinstance(value, list | tuple):
+        return [v if isinstance(v, str) else orjson.dumps(v).decode() for v in value if v is not None]
+    return [orjson.dumps(value).decode()]
 
 
 def _authors(value: Any) -> list[str]:
@@ -82,7 +126,7 @@ def read_daily(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             line=number,
             arxiv_id=_str(obj.get("id")),
             title=_str(obj.get("title")),
-            abstract=_str(obj.get("summary", obj.get("abstract"))),
+            abstract=_str(obj["summary"] if obj.get("summary") is not None else obj.get("abstract")),
             authors=_authors(obj.get("authors")),
             categories=categories,
             primary_category=categories[0] if categories else None,
@@ -93,29 +137,59 @@ def read_daily(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         )
 
 
-def _kaggle_author(parts: list[Any]) -> str:
-    last, first, *suffix = [str(p).strip() for p in parts] + [""]
-    return " ".join(p for p in (first, last, *suffix) if p)
+def _kaggle_author(parts: list[Any]) -> tuple[str, str]:
+    """One ``authors_parsed`` entry ``[last, first, suffix, affiliation...]`` -> ``(name, affiliation)``.
+
+    ``["Bal\u00e1zs", "C.", ""]`` -> ``("C. Bal\u00e1zs", "")``; ``["Evans", "Neal J.", "II"]`` ->
+    ``("Neal J. Evans II", "")``; ``["Jaffe", "Arthur", "", "Harvard University"]`` -> ``("Arthur Jaffe",
+    "Harvard University")``. The snapshot's parser puts what stood in parentheses after a name in the
+    fourth place: an affiliation, or only its reference (``"1 and 2"``); it is kept as found.
+    """
+    last, first, suffix, *rest = [("" if p is None else str(p)).strip() for p in parts] + ["", "", ""]
+    return " ".join(p for p in (first, last, suffix) if p), "; ".join(p for p in rest if p)
+
+
+# A non-empty "categories" string: a snapshot line that has one can be judged by the category filter.
+_HAS_CATEGORIES = re.compile(rb'"categories"\s*:\s*"\s*[^"\s]')
+
+
+def _category_prefilter(categories: tuple[str, ...]) -> Callable[[bytes], bool]:
+    """Cheap test on a raw snapshot line: False only where the category filter surely drops it.
+
+    A line is dropped unread only if it is a whole JSON object (``{...}``) with a non-empty
+    ``categories`` string and none of the wanted categories anywhere in it. Lines the filter keeps
+    unjudged (no categories) or that may be broken are parsed, so they are kept or quarantined.
+    The exact filter runs later on the parsed record.
+    """
+    needles = [c.encode() for c in categories]
+
+    def keep(raw: bytes) -> bool:
+        if any(n in raw for n in needles):
+            return True
+        line = raw.strip()
+        return not (line.startswith(b"{") and line.endswith(b"}") and _HAS_CATEGORIES.search(line))
+
+    return keep
 
 
 def read_kaggle(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     """The Kaggle arXiv snapshot: submission date from ``versions[0].created``, not ``update_date``."""
-    keep = None
-    if ctx.categories:
-        needles = [c.encode() for c in ctx.categories]
-        keep = lambda raw: any(n in raw for n in needles)  # noqa: E731 - cheap pre-filter, exact later
+    keep = _category_prefilter(ctx.categories) if ctx.categories else None
     for number, obj, warnings, error in _objects(stream, ctx, keep):
         if obj is None:
             yield record(line=number, warnings=warnings, error=error)
             continue
-        versions = obj.get("versions") or []
-        versions = [v for v in versions if isinstance(v, dict)]
+        versions = obj.get("versions")
+        versions = [v for v in versions if isinstance(v, dict)] if isinstance(versions, list) else []
         categories = _list(obj.get("categories"))
         parsed = obj.get("authors_parsed")
-        if isinstance(parsed, list) and parsed:
-            authors = [_kaggle_author(p) for p in parsed if isinstance(p, list)]
+        named = [_kaggle_author(p) for p in parsed if isinstance(p, list)] if isinstance(parsed, list) else []
+        named = [(name, affiliation) for name, affiliation in named if name]
+        if named:
+            authors = [name for name, _ in named]
+            affiliations = [affiliation for _, affiliation in named] if any(a for _, a in named) else []
         else:
-            authors = _authors(obj.get("authors"))
+            authors, affiliations = _authors(obj.get("authors")), []
         arxiv_id = _str(obj.get("id"))
         if arxiv_id and versions and versions[-1].get("version"):
             arxiv_id += str(versions[-1]["version"])
@@ -125,6 +199,7 @@ def read_kaggle(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             title=_str(obj.get("title")),
             abstract=_str(obj.get("abstract")),
             authors=authors,
+            affiliations=affiliations,
             categories=categories,
             primary_category=categories[0] if categories else None,
             published=_str(versions[0].get("created")) if versions else None,

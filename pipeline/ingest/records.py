@@ -11,6 +11,8 @@ A reader raises :class:`SourceError` when the file itself breaks (truncated XML,
 from __future__ import annotations
 
 import codecs
+import gzip
+import zlib
 from dataclasses import dataclass, field
 
 _LIST_FIELDS = ("authors", "affiliations", "categories", "badges", "warnings")
@@ -85,13 +87,30 @@ def decode(data: bytes) -> tuple[str, int | None]:
     Returns the text and the offset of the first byte that was not valid UTF-8 (None if all were),
     so the caller can warn with the exact place. A UTF-8 byte-order mark is dropped.
     """
+    skipped = 0
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        skipped = len(codecs.BOM_UTF8)
+        data = data[skipped:]
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        return data.decode("utf-8", errors="paper_trends_cp1252"), exc.start
+        return data.decode("utf-8", errors="paper_trends_cp1252"), exc.start + skipped
 
 
 def fallback_warning(offset: int) -> str:
     return f"not valid UTF-8 from byte {offset}: decoded as Windows-1252/Latin-1"
+
+
+# --- stream errors -------------------------------------------------------------------------------
+STREAM_ERRORS = (EOFError, OSError, zlib.error)  # what reading a (gzipped) file may raise partway
+
+
+def stream_error_message(exc: BaseException) -> str:
+    """A reader-independent description of a failed read of the (decompressed) stream."""
+    if isinstance(exc, EOFError):
+        return "gzip data cut short: the compressed file ends before its end-of-stream marker"
+    if isinstance(exc, zlib.error):
+        return f"gzip data corrupt: {exc}"
+    if isinstance(exc, gzip.BadGzipFile):
+        return f"gzip data corrupt: {exc}"
+    return f"cannot read: {exc}"

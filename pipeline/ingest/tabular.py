@@ -35,14 +35,20 @@ _ALIASES = {
 MAPPABLE = tuple(_ALIASES)
 
 
-def _mapping(header: Iterable[str], columns: dict[str, str], where: str) -> dict[str, str]:
+def _mapping(
+    header: Iterable[str], columns: dict[str, str], where: str, line: int | None = None
+) -> dict[str, str]:
+    """Our field -> their column: the --columns mapping, then aliases for the fields it leaves out."""
     header = list(header)
     unknown = set(columns) - set(MAPPABLE)
     if unknown:
         raise SourceError(f"--columns names unknown field(s) {sorted(unknown)}; fields are {list(MAPPABLE)}")
     missing = {ours: theirs for ours, theirs in columns.items() if theirs not in header}
     if missing:
-        raise SourceError(f"{where} has no column(s) {sorted(missing.values())}; its columns are {header}")
+        named = ", ".join(f"{ours}={theirs!r}" for ours, theirs in sorted(missing.items()))
+        raise SourceError(
+            f"--columns maps {named}, but the {where} has no such column; its columns are {header}", line=line
+        )
     mapping = dict(columns)
     lowered = {h.strip().lower(): h for h in header}
     for ours, aliases in _ALIASES.items():
@@ -53,7 +59,8 @@ def _mapping(header: Iterable[str], columns: dict[str, str], where: str) -> dict
     if "title" not in mapping and "abstract" not in mapping:
         raise SourceError(
             f"{where} has no title or abstract column (columns: {header}); "
-            "map them with --columns title=COLUMN,abstract=COLUMN"
+            "map them with --columns title=COLUMN,abstract=COLUMN",
+            line=line,
         )
     return mapping
 
@@ -100,8 +107,18 @@ def _first_non_utf8(stream: BinaryIO, chunk: int = 1 << 20) -> int | None:
         offset += len(data)
 
 
+def _newlines(row: list[str]) -> int:
+    return sum(len(_NEWLINE.findall(cell)) for cell in row)
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 def read_csv(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
-    """CSV with a header row; quoted fields may span lines. Not UTF-8: decoded as Windows-1252."""
+    """CSV with a header row; quoted fields may span lines. Not UTF-8: decoded as Windows-1252.
+
+    Each record's ``line`` is the line its row starts on (quoted cells may hold line breaks).
+    """
     csv.field_size_limit(sys.maxsize)
     encoding_errors = "strict"
     if stream.seekable():
@@ -111,18 +128,28 @@ def read_csv(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             ctx.warnings.append(fallback_warning(bad))
             encoding_errors = "paper_trends_cp1252"
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors=encoding_errors, newline="")
-    reader = csv.DictReader(text)
+    reader = csv.reader(text)
     try:
-        mapping = _mapping(reader.fieldnames or [], ctx.columns, "CSV file")
-        line = reader.line_num + 1
+        header = next((row for row in reader if row), None)
+        if header is None:
+            return
+        mapping = _mapping(header, ctx.columns, "CSV file", line=reader.line_num - _newlines(header))
         for row in reader:
-            if None in row:  # more cells than header columns
-                yield record(line=line, error=f"line {line}: {len(row[None])} more cell(s) than the header has")
+            if not row:
+                continue
+            line = reader.line_num - _newlines(row)
+            if len(row) > len(header):
+                extra = len(row) - len(header)
+                yield record(line=line, error=f"line {line}: {extra} more cell(s) than the header has")
             else:
-                yield _row_record(row, mapping, line)
-            line = reader.line_num + 1
+                yield _row_record(dict(zip(header, row, strict=False)), mapping, line)
     except csv.Error as exc:
         raise SourceError(f"CSV broken at line {reader.line_num}: {exc}", line=reader.line_num) from exc
+    except UnicodeDecodeError as exc:  # a stream that cannot be scanned ahead (not seekable)
+        raise SourceError(
+            f"not valid UTF-8 after line {reader.line_num} ({exc.reason}); re-save the file as UTF-8",
+            line=reader.line_num + 1,
+        ) from exc
     finally:
         text.detach()
 
@@ -138,6 +165,11 @@ def read_parquet(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         raise SourceError(f"not a readable parquet file: {exc}") from exc
     mapping = _mapping(parquet.schema_arrow.names, ctx.columns, "parquet file")
     wanted = sorted(set(mapping.values()))
-    for batch in parquet.iter_batches(batch_size=10_000, columns=wanted):
-        for row in batch.to_pylist():
-            yield _row_record(row, mapping, None)
+    rows = 0
+    try:
+        for batch in parquet.iter_batches(batch_size=10_000, columns=wanted):
+            for row in batch.to_pylist():
+                yield _row_record(row, mapping, None)
+                rows += 1
+    except (pa.ArrowException, OSError) as exc:
+        raise SourceError(f"parquet data broken after row {rows}: {exc}") from exc
