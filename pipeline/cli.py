@@ -18,6 +18,7 @@ from pipeline.config import Config, ConfigError, load
 
 log = logging.getLogger("pipeline")
 
+STAGES = ("ingest", "clean", "topics")
 FORMAT_NAMES = ["atom", "api-text", "digest", "listing-page", "daily-jsonl", "kaggle", "csv", "parquet"]
 
 
@@ -54,11 +55,11 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-def _run_stage(obj: _Obj, stage: str, cfg: Config, force: bool) -> None:
+def _run_stage(obj: _Obj, stage: str, cfg: Config, force: bool, **options) -> None:  # noqa: ANN003
     import importlib
 
     module = importlib.import_module(f"pipeline.{stage}")
-    result = module.run(cfg, force=force)
+    result = module.run(cfg, force=force, **options)
     log.info(result.summary())
 
 
@@ -97,7 +98,9 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
       ingest   listings (arXiv API, listing pages, digests, daily JSONL, Kaggle, CSV)
                -> data/interim/listings.parquet
       clean    -> data/processed/papers.parquet (+ duplicates.parquet, quarantine.parquet)
+      topics   -> data/processed/doc_topics.parquet, topic_info.parquet, topic_lineage.parquet
       run      every stage in order
+      evaluate scores the current themes
 
     \b
     Example:
@@ -202,12 +205,60 @@ def clean(obj: _Obj, force: bool) -> None:
 
 
 @cli.command()
+@click.option("--refit", is_flag=True, help="Cluster everything again; themes that persist keep their ids and labels.")
+@click.option("--seed", type=int, default=None, help="Random seed of UMAP [default: config, 42].")
+@click.option("--force", is_flag=True, help="Re-run even if papers, config and code are unchanged.")
+@click.pass_obj
+def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
+    """Cluster papers into themes with BERTopic (data/processed/doc_topics.parquet, topic_info.parquet).
+
+    The first run fits themes on every paper. Later runs keep every paper's theme and place only new
+    papers, by nearest theme (only new papers are embedded). --refit clusters everything again and
+    matches the new themes to the old ones, so a theme keeps its id and label; topic_lineage.parquet
+    records what stayed, split, merged, was born or retired. The embedding model (all-MiniLM-L6-v2)
+    is loaded from the installed package, never from the network.
+
+    \b
+    Examples:
+      paper-trends topics
+      paper-trends topics --refit
+    """
+    overrides = {"topics": {"seed": seed}} if seed is not None else {}
+    _guard(obj, lambda: _run_stage(obj, "topics", obj.config(**overrides), force, refit=refit))
+
+
+@cli.command()
+@click.option("--no-stability", is_flag=True, help="Skip the two refits that measure stability across seeds.")
+@click.pass_obj
+def evaluate(obj: _Obj, no_stability: bool) -> None:
+    """Score the current themes; prints and writes reports/evaluation/metrics.json.
+
+    Reports the number of themes, the unassigned share, NPMI of each theme's top-10 keywords
+    (document co-occurrence), topic diversity (top-25 keywords), NMI and ARI against the arXiv
+    primary category, and stability: the ARI between fits with two different seeds.
+
+    \b
+    Example:
+      paper-trends evaluate
+    """
+    def go() -> None:
+        from pipeline.topics.evaluate import evaluate as score
+
+        result = score(obj.config(), stability=not no_stability)
+        width = max(len(k) for k in result)
+        for key, value in result.items():
+            click.echo(f"{key:<{width}}  {value}")
+
+    _guard(obj, go)
+
+
+@cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_with(_ingest_options)
 @click.option("--force", is_flag=True, help="Re-run every stage.")
 @click.pass_obj
 def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, force) -> None:  # noqa: ANN001
-    """Run every stage in order (ingest, clean); stages whose inputs did not change are skipped.
+    """Run every stage in order (ingest, clean, topics); stages whose inputs did not change are skipped.
 
     \b
     Examples:
@@ -216,7 +267,7 @@ def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, force) -
     """
     def go() -> None:
         cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict))
-        for stage in ("ingest", "clean"):
+        for stage in STAGES:
             _run_stage(obj, stage, cfg, force)
 
     _guard(obj, go)

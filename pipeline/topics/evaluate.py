@@ -1,0 +1,47 @@
+"""``paper-trends evaluate``: how good are the current themes?
+
+Scores the assignment in ``doc_topics.parquet`` (see ``metrics``) and measures stability: the themes
+are fitted again from the cached embeddings with the configured seed and with ``seed + 1``, and the
+ARI between the two fits is reported. Writes ``reports/evaluation/metrics.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from pipeline.config import Config
+from pipeline.io import read_table, write_json
+from pipeline.schemas import DocTopics, Papers
+from pipeline.topics import State, make_embedder, paper_texts
+from pipeline.topics.embed import Embedder, EmbeddingCache
+from pipeline.topics.metrics import agreement, summary
+
+
+def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None = None) -> dict:
+    paths = cfg.paths
+    papers = read_table(paths.papers, Papers)
+    assigned = read_table(paths.doc_topics, DocTopics).set_index(DocTopics.paper_id)
+    state = State.load(paths.models / "topics")
+    if state is None:
+        raise FileNotFoundError(f"{paths.display(paths.models / 'topics')}: no fitted themes; run `paper-trends topics` first")
+    topics = assigned[DocTopics.topic].reindex(papers[Papers.paper_id]).fillna(-1).astype(int).to_numpy()
+    texts = paper_texts(papers)
+    terms = {t: [w for w, _ in words] for t, words in state.words.items()}
+    result = summary(topics, terms, texts, papers[Papers.primary_category].tolist())
+    if stability:
+        from pipeline.topics.model import ThemeModel
+
+        embedder = embedder or make_embedder(cfg.topics)
+        embeddings, _ = EmbeddingCache(paths.interim / "embeddings", embedder.identity).embed(texts, embedder)
+        start = time.perf_counter()
+        fits = [ThemeModel(dataclasses.replace(cfg.topics, seed=s)).fit(texts, embeddings).topics_
+                for s in (cfg.topics.seed, cfg.topics.seed + 1)]
+        result["stability_ari_two_seeds"] = agreement(fits[0], fits[1])[1]
+        result["stability_seeds"] = [cfg.topics.seed, cfg.topics.seed + 1]
+        result["stability_fit_seconds"] = round((time.perf_counter() - start) / 2, 1)
+    result = {k: (round(v, 4) if isinstance(v, float) and not np.isnan(v) else v) for k, v in result.items()}
+    write_json(result, paths.reports / "evaluation" / "metrics.json")
+    return result

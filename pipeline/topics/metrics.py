@@ -1,0 +1,98 @@
+"""Quality measures of a topic model, computed the same way for ours and for BERTopic's defaults.
+
+- NPMI of each topic's top-10 terms, from document co-occurrence in the clustered papers themselves
+  (a pair never seen together scores -1), averaged over pairs, then over topics.
+- Topic diversity: share of distinct terms among all topics' top-25 terms.
+- NMI and ARI of the topic assignment against the arXiv primary category (outliers count as one
+  more cluster, as they do for the user).
+- Stability: ARI between the assignments of two runs with different seeds.
+
+Terms are matched on a common tokenisation (lower case, ``\\b\\w\\w+\\b`` tokens, n-grams of them),
+so a hyphenated keyword such as "fine-tuning" counts as the bigram "fine tuning".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def _tokens(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def npmi(topic_terms: dict[int, Sequence[str]], docs: Sequence[str], top: int = 10) -> float:
+    """Mean NPMI over topics of their top terms' pairs (document co-occurrence)."""
+    terms = {t: [" ".join(_tokens(w)) for w in words[:top] if _tokens(w)] for t, words in topic_terms.items() if t != -1}
+    vocab = sorted({w for words in terms.values() for w in words})
+    if not vocab:
+        return float("nan")
+    index = {w: i for i, w in enumerate(vocab)}
+    longest = max(len(w.split()) for w in vocab)
+    import scipy.sparse as sp
+
+    rows, cols = [], []
+    for d, doc in enumerate(docs):
+        tokens = _tokens(doc)
+        seen = set()
+        for n in range(1, longest + 1):
+            for i in range(len(tokens) - n + 1):
+                gram = " ".join(tokens[i : i + n]) if n > 1 else tokens[i]
+                j = index.get(gram)
+                if j is not None and j not in seen:
+                    seen.add(j)
+                    rows.append(d)
+                    cols.append(j)
+    presence = sp.csr_matrix((np.ones(len(rows), np.float64), (rows, cols)), shape=(len(docs), len(vocab)))
+    together = (presence.T @ presence).toarray()
+    p = np.diag(together) / len(docs)
+    scores = []
+    for words in terms.values():
+        pairs = []
+        for a, b in combinations([index[w] for w in words], 2):
+            joint = together[a, b] / len(docs)
+            if joint == 0:
+                pairs.append(-1.0)
+            elif joint == 1:
+                pairs.append(1.0)
+            else:
+                pairs.append(np.log(joint / (p[a] * p[b])) / -np.log(joint))
+        if pairs:
+            scores.append(float(np.mean(pairs)))
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def diversity(topic_terms: dict[int, Sequence[str]], top: int = 25) -> float:
+    """Distinct terms / all terms, over every topic's top ``top`` terms."""
+    words = [w for t, terms in topic_terms.items() if t != -1 for w in terms[:top]]
+    return len(set(words)) / len(words) if words else float("nan")
+
+
+def agreement(labels_a: Sequence, labels_b: Sequence) -> tuple[float, float]:
+    """(NMI, ARI) between two labellings of the same papers."""
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    a, b = np.asarray(labels_a).astype(str), np.asarray(labels_b).astype(str)
+    return float(normalized_mutual_info_score(a, b)), float(adjusted_rand_score(a, b))
+
+
+def summary(topics: np.ndarray, topic_terms: dict[int, Sequence[str]], docs: Sequence[str],
+            primary: Sequence[str | None]) -> dict[str, float]:
+    """The numbers ``paper-trends evaluate`` reports for one assignment."""
+    topics = np.asarray(topics)
+    known = np.array([p is not None and p == p for p in primary])
+    nmi, ari = agreement(topics[known], np.asarray(primary, dtype=object)[known]) if known.any() else (np.nan, np.nan)
+    return {
+        "papers": int(len(topics)),
+        "n_topics": int(len(set(topics.tolist()) - {-1})),
+        "outlier_share": float((topics == -1).mean()) if len(topics) else float("nan"),
+        "npmi_top10": npmi(topic_terms, docs, 10),
+        "diversity_top25": diversity(topic_terms, 25),
+        "nmi_primary_category": nmi,
+        "ari_primary_category": ari,
+    }

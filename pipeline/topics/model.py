@@ -1,0 +1,309 @@
+"""The theme model: BERTopic over precomputed embeddings, with explicit, seeded components.
+
+``ThemeModel`` follows scikit-learn's conventions: the constructor stores its config, ``fit`` returns
+``self``, learned attributes end in ``_``. UMAP, HDBSCAN, the vectorizer and c-TF-IDF are built here
+rather than left to BERTopic's defaults, and their sizes scale with the corpus (``scaled``). After
+clustering, papers HDBSCAN left as outliers join their nearest theme (cosine similarity between the
+paper's embedding and the theme's centroid) until at most ``max_outlier_share`` of papers stay
+unassigned; keywords stay those of each theme's core, so reassignments do not blur them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.config import TopicsConfig
+
+log = logging.getLogger(__name__)
+
+# Words that say nothing about a paper's theme in arXiv abstracts (besides English stop words).
+DOMAIN_STOP_WORDS = frozenset("""
+paper papers propose proposed proposes proposing approach approaches method methods methodology
+result results show shows shown showing demonstrate demonstrates demonstrated present presents
+presented introduce introduces introduced novel new existing state art achieve achieves achieved
+achieving significantly significant performance improve improves improved improving improvement
+improvements experiments experiment experimental extensive evaluation evaluate evaluated based using
+use used uses framework frameworks work works study studies task tasks problem problems challenge
+challenges challenging however also well via across respectively furthermore moreover additionally
+code available github com https http www et al arxiv recent recently various different including
+effective effectively efficient efficiently key first two three one large high low better best
+leverage leverages leveraging enable enables enabling provide provides providing offer offers
+outperform outperforms outperforming superior compared comparison baseline baselines benchmark
+benchmarks dataset datasets data model models paradigm setting settings specifically particular
+remains remain critical crucial important address addresses addressing lack limited limitation
+limitations extensive comprehensive furthermore thereby whereas although despite towards toward
+""".split())
+
+_TOKEN = r"(?u)\b[a-zA-Z][a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*\b"
+TOP_WORDS = 50  # c-TF-IDF terms kept per theme: keywords are the first n_keywords, labels may use all
+
+
+def _topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    class TopicVectorizer(CountVectorizer):
+        """The vectorizer BERTopic fits on one document per theme, limited to ``candidates`` (terms
+        common enough among the papers themselves) minus those in more than ``topic_max_df`` of the
+        themes, which say nothing about any one theme."""
+
+        def __init__(self, candidates=None, topic_max_df=1.0, ngram_range=(1, 1), token_pattern=_TOKEN):  # noqa: ANN001
+            super().__init__(ngram_range=ngram_range, token_pattern=token_pattern)
+            self.candidates = candidates
+            self.topic_max_df = topic_max_df
+
+        def fit_transform(self, raw_documents, y=None):  # noqa: ANN001, ANN201
+            if self.candidates:
+                probe = CountVectorizer(vocabulary=self.candidates, ngram_range=self.ngram_range,
+                                        token_pattern=self.token_pattern)
+                in_topics = np.asarray((probe.fit_transform(raw_documents) > 0).sum(axis=0)).ravel()
+                limit = self.topic_max_df * len(raw_documents)
+                keep = (in_topics >= 1) & ((in_topics <= limit) if limit >= 2 else True)
+                terms = probe.get_feature_names_out()[keep].tolist()
+                self.vocabulary = terms or None
+            return super().fit_transform(raw_documents, y)
+
+    return TopicVectorizer
+
+
+def _plain_vectorizer(fitted):  # noqa: ANN001, ANN202
+    """A plain CountVectorizer with the fitted vocabulary, which BERTopic can save and load."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    plain = CountVectorizer(ngram_range=fitted.ngram_range, token_pattern=fitted.token_pattern,
+                            vocabulary=fitted.vocabulary_)
+    plain.vocabulary_, plain.fixed_vocabulary_ = fitted.vocabulary_, True
+    return plain
+
+
+def candidate_terms(docs: list[str], cfg: TopicsConfig) -> list[str]:
+    """Terms (1..ngram_max words, no stop words) in at least ``min_df`` papers and at most half of
+    them: rarer ones (a tool's name in one abstract) make keywords nobody can read, and never
+    co-occur with anything, which is what NPMI measures."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    min_df = cfg.min_df or int(np.clip(round(len(docs) * 0.0015), 2, 30))
+    vectorizer = CountVectorizer(stop_words=stop_words(cfg.stop_words), ngram_range=(1, cfg.ngram_max),
+                                 token_pattern=_TOKEN, min_df=min(min_df, max(1, len(docs) // 5)), max_df=0.5
+                                 if len(docs) >= 20 else 1.0)
+    try:
+        vectorizer.fit(docs)
+    except ValueError:  # nothing left after stop words and min_df
+        return []
+    return vectorizer.get_feature_names_out().tolist()
+
+
+def stop_words(extra: tuple[str, ...] = ()) -> list[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return sorted(ENGLISH_STOP_WORDS | DOMAIN_STOP_WORDS | {w.lower() for w in extra})
+
+
+@dataclass(frozen=True)
+class Sizes:
+    n_neighbors: int
+    min_cluster_size: int
+    min_samples: int
+
+
+def scaled(n: int, cfg: TopicsConfig) -> Sizes:
+    """Clustering sizes for a corpus of ``n`` papers: a weekly listing of 100 and a year of 40,000
+    both get themes of sensible granularity. Explicit config values win."""
+    min_cluster_size = cfg.min_cluster_size or int(np.clip(round(n * 0.004), 5, 200))
+    return Sizes(
+        n_neighbors=cfg.n_neighbors or int(np.clip(round(np.sqrt(n) / 4), 5, 30)),
+        min_cluster_size=min_cluster_size,
+        min_samples=cfg.min_samples or max(2, min_cluster_size // 3),
+    )
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1, norms)
+
+
+def centroids_of(embeddings: np.ndarray, topics: np.ndarray, ids: list[int]) -> np.ndarray:
+    """Unit-length mean embedding of each topic in ``ids`` (rows in that order)."""
+    return _unit(np.stack([embeddings[topics == t].mean(axis=0) for t in ids]).astype(np.float32))
+
+
+def nearest(embeddings: np.ndarray, centroids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest centroid (as a topic id) and its cosine similarity, per embedding."""
+    if len(ids) == 0:
+        return np.full(len(embeddings), -1), np.zeros(len(embeddings), np.float32)
+    sims = embeddings @ centroids.T
+    best = sims.argmax(axis=1)
+    return ids[best], sims[np.arange(len(sims)), best].astype(np.float32)
+
+
+def reassign_outliers(
+    topics: np.ndarray, similarity: np.ndarray, nearest_topic: np.ndarray, min_similarity: float, max_share: float,
+    candidates: np.ndarray | None = None,
+) -> np.ndarray:
+    """Unassigned papers (-1; only those in ``candidates`` if given) join their nearest theme if
+    similar enough; then the most similar remaining candidates join too, until at most ``max_share``
+    of all papers stay unassigned."""
+    out = topics.copy()
+    candidates = (out == -1) if candidates is None else (candidates & (out == -1))
+    if not candidates.any() or (nearest_topic < 0).all():
+        return out
+    join = candidates & (similarity >= min_similarity)
+    out[join] = nearest_topic[join]
+    left = np.flatnonzero(candidates & (out == -1))
+    allowed = max(0, int(np.floor(max_share * len(out))) - int(((out == -1) & ~candidates).sum()))
+    if len(left) > allowed:
+        order = left[np.argsort(-similarity[left], kind="stable")]
+        extra = order[: len(left) - allowed]
+        out[extra] = nearest_topic[extra]
+    return out
+
+
+class ThemeModel:
+    """Cluster papers into themes and describe each theme.
+
+    Learned: ``topics_`` (theme per paper, -1 unassigned), ``core_`` (papers HDBSCAN put in a theme),
+    ``similarity_`` (cosine to the assigned theme's centroid), ``topic_ids_``, ``centroids_``,
+    ``words_`` (theme -> [(term, c-TF-IDF score)], best first), ``labels_``, ``representatives_``
+    (theme -> row indices), ``sizes_``.
+    """
+
+    def __init__(self, cfg: TopicsConfig) -> None:
+        self.cfg = cfg
+
+    def _components(self, n: int, candidates: list[str]):  # noqa: ANN202
+        from bertopic import BERTopic
+        from bertopic.vectorizers import ClassTfidfTransformer
+        from hdbscan import HDBSCAN
+        from umap import UMAP
+
+        TopicVectorizer = _topic_vectorizer_class()  # noqa: N806
+        sizes = scaled(n, self.cfg)
+        self.sizes_ = sizes
+        umap = UMAP(
+            n_neighbors=min(sizes.n_neighbors, n - 1), n_components=self.cfg.n_components, min_dist=0.0,
+            metric="cosine", random_state=self.cfg.seed, low_memory=False,
+        )
+        hdbscan = HDBSCAN(
+            min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
+            cluster_selection_method="eom", prediction_data=False, core_dist_n_jobs=1,
+        )
+        vectorizer = TopicVectorizer(candidates=candidates, topic_max_df=self.cfg.max_df,
+                                     ngram_range=(1, self.cfg.ngram_max))
+        return BERTopic(
+            # not "english": BERTopic would strip hyphens ("test-time" -> "testtime") before counting
+            language="multilingual",
+            umap_model=umap, hdbscan_model=hdbscan, vectorizer_model=vectorizer,
+            ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True), top_n_words=TOP_WORDS,
+            calculate_probabilities=False, verbose=False,
+        )
+
+    def fit(self, docs: list[str], embeddings: np.ndarray) -> ThemeModel:
+        n = len(docs)
+        embeddings = _unit(np.asarray(embeddings, dtype=np.float32))
+        self.bertopic_ = None
+        core = np.zeros(n, dtype=int)  # too few papers to cluster: one theme
+        if n >= max(20, 2 * scaled(n, self.cfg).min_cluster_size):
+            self.bertopic_ = self._components(n, candidate_terms(docs, self.cfg))
+            core = np.asarray(self.bertopic_.fit_transform(docs, embeddings=embeddings)[0])
+            self.bertopic_.vectorizer_model = _plain_vectorizer(self.bertopic_.vectorizer_model)
+            if (core == -1).all():
+                self.bertopic_, core = None, np.zeros(n, dtype=int)
+        if self.bertopic_ is not None:
+            self.words_ = {int(t): [(w, float(s)) for w, s in self.bertopic_.get_topic(int(t)) if w]
+                           for t in sorted(set(core.tolist()) - {-1})}
+        else:
+            self.words_ = ctfidf_words(docs, core, self.cfg)
+        self.core_ = core != -1
+        self.topic_ids_ = np.array(sorted(set(core.tolist()) - {-1}), dtype=int)
+        self.centroids_ = centroids_of(embeddings, core, self.topic_ids_.tolist())
+        near, best = nearest(embeddings, self.centroids_, self.topic_ids_)
+        self.topics_ = reassign_outliers(core, best, near, self.cfg.min_similarity, self.cfg.max_outlier_share)
+        own = embeddings @ self.centroids_.T
+        column = np.clip(np.searchsorted(self.topic_ids_, self.topics_), 0, len(self.topic_ids_) - 1)
+        self.similarity_ = np.where(self.topics_ == -1, best, own[np.arange(n), column]).astype(np.float32)
+        self.sizes_by_topic_ = {int(t): int((self.topics_ == t).sum()) for t in self.topic_ids_}
+        self.representatives_ = {}
+        for t in self.topic_ids_:
+            members = np.flatnonzero(self.topics_ == t)
+            order = np.argsort(-self.similarity_[members], kind="stable")
+            self.representatives_[int(t)] = members[order[: self.cfg.n_representatives]].tolist()
+        self.labels_ = make_labels(self.words_, self.sizes_by_topic_, docs, self.topics_)
+        return self
+
+    def keywords(self, topic: int) -> list[str]:
+        return [w for w, _ in self.words_[topic][: self.cfg.n_keywords]]
+
+
+def ctfidf_words(docs: list[str], topics: np.ndarray, cfg: TopicsConfig, top: int = TOP_WORDS) -> dict[int, list[tuple[str, float]]]:
+    """c-TF-IDF terms per topic computed directly (for corpora too small for BERTopic to cluster)."""
+    import scipy.sparse as sp
+    from bertopic.vectorizers import ClassTfidfTransformer
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    ids = sorted(set(topics.tolist()) - {-1})
+    vectorizer = CountVectorizer(stop_words=stop_words(cfg.stop_words), ngram_range=(1, cfg.ngram_max),
+                                 token_pattern=_TOKEN)
+    try:
+        counts = vectorizer.fit_transform(docs)
+    except ValueError:  # no terms left at all
+        return {t: [] for t in ids}
+    per_topic = sp.csr_matrix(np.vstack([np.asarray(counts[topics == t].sum(axis=0)) for t in ids]))
+    scores = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(per_topic).toarray()
+    vocab = vectorizer.get_feature_names_out()
+    return {
+        t: [(str(vocab[j]), float(row[j])) for j in np.argsort(-row, kind="stable")[:top] if row[j] > 0]
+        for t, row in zip(ids, scores)
+    }
+
+
+# --- labels --------------------------------------------------------------------------------------
+def _surface_form(phrase: str, texts: list[str]) -> tuple[str, int]:
+    """How the papers write a phrase ("MoE serving", not "moe serving"), and how often they do.
+
+    Words may be joined by spaces or hyphens; a phrase that only arises across punctuation or
+    dropped stop words ("generation (RAG)" -> "generation rag") occurs zero times."""
+    pattern = re.compile(r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b", re.IGNORECASE)
+    forms = Counter(" ".join(m.group(0).split()) for text in texts for m in pattern.finditer(text))
+    best = forms.most_common(1)[0][0] if forms else phrase
+    return (best[0].upper() + best[1:] if best[:1].islower() else best), sum(forms.values())
+
+
+def make_labels(
+    words: dict[int, list[tuple[str, float]]], sizes: dict[int, int], docs: list[str], topics: np.ndarray,
+    *, sample: int = 300,
+) -> dict[int, str]:
+    """A short theme name per topic, distinct across topics, written the way its papers write it.
+
+    Candidates are the theme's 2-4-word c-TF-IDF phrases that its papers really write (at least
+    twice), scored by the phrase's weight plus the weight of its strongest word, so "Speech
+    recognition" beats "Error rate" in a theme whose top word is "speech". Larger themes choose
+    first; a theme with no usable phrase is named by its two strongest words ("Speech / ASR")."""
+    labels: dict[int, str] = {}
+    used: set[frozenset[str]] = set()
+    for topic in sorted(words, key=lambda t: (-sizes.get(t, 0), t)):
+        weight = dict(words[topic])
+        members = [docs[i] for i in np.flatnonzero(topics == topic)[:sample]]
+        candidates = []
+        for rank, (term, score) in enumerate(words[topic]):
+            parts = term.split()
+            if not 2 <= len(parts) <= 4 or len(set(parts)) < len(parts) or frozenset(parts) in used:
+                continue
+            form, count = _surface_form(term, members)
+            if count >= 2:
+                candidates.append((-(score + max(weight.get(p, 0.0) for p in parts)), rank, form, frozenset(parts)))
+        if candidates:
+            _, _, label, key = min(candidates)
+        else:
+            singles = [w for w, _ in words[topic] if len(w.split()) == 1][:2]
+            forms = [_surface_form(w, members)[0] for w in singles]
+            label = " / ".join(forms) if forms else f"Theme {topic}"
+            key = frozenset(w.lower() for w in singles) or frozenset({label})
+            if key in used:
+                label, key = f"{label} ({topic})", frozenset({f"{label} ({topic})"})
+        used.add(key)
+        labels[topic] = label
+    return labels

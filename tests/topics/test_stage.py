@@ -1,0 +1,129 @@
+"""The topics stage end to end on the seed listings, with the cheap test embedder."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from pipeline import clean, config, ingest, topics
+from pipeline.io import read_table, write_table
+from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage
+
+
+@pytest.fixture
+def cleaned(project):
+    cfg = config.load(project)
+    ingest.run(cfg)
+    clean.run(cfg)
+    return cfg
+
+
+def tables(cfg):
+    paths = cfg.paths
+    return (
+        read_table(paths.doc_topics, DocTopics).set_index("paper_id"),
+        read_table(paths.topic_info, TopicInfo).set_index("topic"),
+        read_table(paths.topic_lineage, TopicLineage),
+    )
+
+
+def test_first_run_fits_and_writes_every_output(cleaned, hash_embedder):
+    result = topics.run(cleaned, embedder=hash_embedder)
+    assert result.ran and result.stage == "topics (fit)"
+    doc_topics, info, lineage = tables(cleaned)
+    papers = read_table(cleaned.paths.papers, Papers)
+    assert set(doc_topics.index) == set(papers["paper_id"])
+    assert (doc_topics["topic"] == -1).mean() <= 0.05
+    assert len(info) >= 2 and info["size"].sum() == (doc_topics["topic"] >= 0).sum()
+    assert info["label"].is_unique
+    assert all(len(r) == 3 and set(r) <= set(papers["paper_id"]) for r in info["representative_ids"])
+    assert set(lineage["relation"]) == {"new"} and sorted(lineage["to_topic"]) == sorted(info.index)
+    folder = cleaned.paths.models / "topics"
+    record = json.loads((folder / "run.json").read_text())
+    assert record["mode"] == "fit" and record["seed"] == 42 and record["versions"]["bertopic"]
+    assert (folder / "state.safetensors").exists() and (folder / "bertopic" / "topics.json").exists()
+    assert hash_embedder.embedded == len(papers)
+
+
+def test_rerun_with_nothing_new_skips(cleaned, hash_embedder):
+    topics.run(cleaned, embedder=hash_embedder)
+    calls = list(hash_embedder.calls)
+    again = topics.run(cleaned, embedder=hash_embedder)
+    assert not again.ran and hash_embedder.calls == calls
+
+
+def test_same_seed_same_output(project, tmp_path, hash_embedder):
+    outputs = []
+    for name in ("a", "b"):
+        root = tmp_path / name
+        shutil.copytree(project / "data" / "raw", root / "data" / "raw")
+        cfg = config.load(root)
+        ingest.run(cfg)
+        clean.run(cfg)
+        topics.run(cfg, embedder=hash_embedder)
+        doc_topics, info, _ = tables(cfg)
+        outputs.append((doc_topics, info))
+    pd.testing.assert_frame_equal(outputs[0][0], outputs[1][0])
+    pd.testing.assert_frame_equal(outputs[0][1], outputs[1][1])
+
+
+def test_new_papers_join_existing_themes_and_old_ones_keep_theirs(cleaned, hash_embedder):
+    paths = cleaned.paths
+    papers = read_table(paths.papers, Papers)
+    # fit on all but ten papers, then the ten arrive
+    held_out = papers.iloc[::9].head(10)
+    write_table(papers.drop(held_out.index), paths.papers, Papers)
+    topics.run(cleaned, embedder=hash_embedder)
+    before, info_before, lineage_before = tables(cleaned)
+    write_table(papers, paths.papers, Papers)
+    hash_embedder.calls.clear()
+    result = topics.run(cleaned, embedder=hash_embedder)
+    after, info_after, lineage_after = tables(cleaned)
+    assert result.stage == "topics (update)"
+    assert hash_embedder.embedded == 10  # only the new papers
+    assert after.loc[before.index, "topic"].tolist() == before["topic"].tolist()
+    assert set(after.loc[held_out["paper_id"], "topic"]) <= set(info_before.index) | {-1}
+    assert list(info_after.index) == list(info_before.index)
+    assert info_after["label"].tolist() == info_before["label"].tolist()
+    assert info_after["size"].sum() == (after["topic"] >= 0).sum()
+    pd.testing.assert_frame_equal(lineage_after, lineage_before)
+
+
+def test_refit_keeps_ids_and_labels_of_persisting_themes(cleaned, hash_embedder):
+    topics.run(cleaned, embedder=hash_embedder)
+    before, info_before, _ = tables(cleaned)
+    result = topics.run(cleaned, refit=True, embedder=hash_embedder)
+    after, info_after, lineage = tables(cleaned)
+    assert result.stage == "topics (refit)"
+    # same papers, same seed: every theme persists with its id and label
+    assert after["topic"].tolist() == before["topic"].tolist()
+    assert info_after["label"].to_dict() == info_before["label"].to_dict()
+    runs = lineage["run"].unique()
+    last = lineage[lineage["run"] == runs[-1]] if len(runs) > 1 else lineage.iloc[len(info_before):]
+    assert set(last["relation"]) == {"same"} and (last["from_topic"] == last["to_topic"]).all()
+    assert len(lineage) == 2 * len(info_before)
+
+
+def test_refit_with_another_seed_aligns_to_old_ids(cleaned, hash_embedder):
+    topics.run(cleaned, embedder=hash_embedder)
+    before, info_before, _ = tables(cleaned)
+    other = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, seed=7))
+    topics.run(other, refit=True, embedder=hash_embedder)
+    after, info_after, lineage = tables(other)
+    kept = set(info_after.index) & set(info_before.index)
+    assert kept, "at least one theme should persist across seeds"
+    for t in kept:
+        assert info_after.loc[t, "label"] == info_before.loc[t, "label"]
+        same = before.index[before["topic"] == t].intersection(after.index[after["topic"] == t])
+        assert len(same) > 0  # a kept id still holds some of its papers
+    new_ids = set(info_after.index) - set(info_before.index)
+    assert all(i > max(info_before.index) for i in new_ids)  # ids are never reused
+
+
+def test_topics_without_papers_says_what_to_do(tmp_path, hash_embedder):
+    with pytest.raises(Exception, match="papers.parquet: not found"):
+        topics.run(config.load(tmp_path), embedder=hash_embedder)
