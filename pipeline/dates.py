@@ -2,14 +2,18 @@
 
 Accepted: ISO 8601 (``2026-06-05T06:53:34Z``, ``2025-10-16T17:59:37-04:00``, ``2026-06-14``) and
 RFC 2822 (``Mon, 2 Apr 2007 19:18:42 GMT``, the Kaggle snapshot's ``versions[].created``).
-A date without a zone is taken as UTC.
+A date without a zone is taken as UTC. Words that pandas reads as the clock's time ("now", "today")
+are not dates: a date has digits.
 """
 
 from __future__ import annotations
 
 import email.utils
+import re
 
 import pandas as pd
+
+_HAS_DIGIT = re.compile(r"\d")
 
 
 def parse_datetime(raw: str | None) -> pd.Timestamp | None:
@@ -17,6 +21,8 @@ def parse_datetime(raw: str | None) -> pd.Timestamp | None:
     if raw is None or not str(raw).strip():
         return None
     text = str(raw).strip()
+    if not _HAS_DIGIT.search(text):  # pandas reads "now" and "today" as the current time
+        return None
     try:
         stamp = pd.Timestamp(text)
     except (ValueError, OverflowError):
@@ -33,6 +39,7 @@ def parse_datetime(raw: str | None) -> pd.Timestamp | None:
 def parse_series(raw: pd.Series) -> pd.Series:
     """Vectorised ``parse_datetime``: ISO strings in bulk, the rest one by one. NaT where unparseable."""
     text = raw.astype("string").str.strip()
+    text = text.where(text.str.contains(_HAS_DIGIT, na=False))  # no digit, no date ("now")
     parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
     retry = parsed.isna() & text.notna() & (text != "")
     if retry.any():
@@ -42,8 +49,13 @@ def parse_series(raw: pd.Series) -> pd.Series:
 
 
 def iso_week(stamps: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """ISO week label (``2026-W01``) and the Monday 00:00 UTC starting it, for UTC timestamps."""
-    calendar = stamps.dt.isocalendar()
-    label = calendar["year"].astype(str) + "-W" + calendar["week"].astype(int).map("{:02d}".format)
-    start = stamps.dt.normalize() - pd.to_timedelta(stamps.dt.weekday, unit="D")
+    """ISO week label (``2026-W01``) and the Monday 00:00 UTC starting it, for timestamps.
+
+    Aware timestamps are converted to UTC first and naive ones taken as UTC, so the week is the UTC
+    week. NaT gives a missing label and a missing start.
+    """
+    stamps = stamps.dt.tz_localize("UTC") if stamps.dt.tz is None else stamps.dt.tz_convert("UTC")
+    calendar = stamps.dt.isocalendar()  # year and week of the ISO calendar, <NA> for NaT
+    label = calendar["year"].astype("string") + "-W" + calendar["week"].astype("string").str.zfill(2)
+    start = stamps.dt.normalize() - pd.to_timedelta(stamps.dt.day_of_week, unit="D")
     return label.astype(str), start

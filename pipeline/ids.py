@@ -9,19 +9,26 @@ import unicodedata
 # New style (0704.0001 .. 2606.04101) and old style (hep-th/9901001, math.GT/0309136).
 _ARXIV_ID = re.compile(
     r"""(?ix)
-    (?:arxiv:|(?:https?://)?(?:export\.)?arxiv\.org/(?:abs|pdf)/)?
+    (?:arxiv:|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)?
     (?P<id>
-        \d{4}\.\d{4,5}
-      | [a-z]+(?:-[a-z]+)*(?:\.[a-z]{2})?/\d{7}
+        (?P<yymm>\d{4})\.(?P<number>\d{4,5})
+      | [a-z]+(?:-[a-z]+)*(?:\.[a-z]{2})?/(?P<old_yymm>\d{4})\d{3}
     )
-    (?:v(?P<version>\d+))?
+    (?:v(?P<version>[1-9]\d*))?
     (?:\.pdf)?
     """
 )
+_FIVE_DIGITS_FROM = "1501"  # new-style numbers have four digits until 2014, five from January 2015
+
+
+def _valid_month(yymm: str) -> bool:
+    return 1 <= int(yymm[2:]) <= 12
 
 
 def parse_arxiv_id(text: str | None) -> tuple[str, int | None] | None:
     """Return ``(id_without_version, version)`` for an arXiv id or abs/pdf URL, else None.
+
+    Ids that arXiv cannot have issued are None: month 13, version 0, a five-digit number in 2010.
 
     >>> parse_arxiv_id("http://arxiv.org/abs/2606.04101v2")
     ('2606.04101', 2)
@@ -35,6 +42,13 @@ def parse_arxiv_id(text: str | None) -> tuple[str, int | None] | None:
         return None
     version = match.group("version")
     arxiv_id = match.group("id")
+    yymm = match.group("yymm") or match.group("old_yymm")
+    if not _valid_month(yymm):
+        return None
+    if match.group("yymm") and (
+        yymm < "0704" or (len(match.group("number")) == 5) != (yymm >= _FIVE_DIGITS_FROM)
+    ):
+        return None  # new-style ids began in April 2007
     if "/" in arxiv_id:  # old style: archive name is lower case, subject class upper case
         archive, number = arxiv_id.split("/")
         name, _, subject = archive.partition(".")
