@@ -41,6 +41,37 @@ limitations extensive comprehensive furthermore thereby whereas although despite
 
 _TOKEN = r"(?u)\b[a-zA-Z][a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*\b"
 TOP_WORDS = 50  # c-TF-IDF terms kept per theme: keywords are the first n_keywords, labels may use all
+_TOKEN_RE = re.compile(_TOKEN)
+# n-grams never span these: "generation (RAG)" gives no "generation rag", ". Next" no cross-sentence pair
+_SEGMENT = re.compile(r"[.,;:!?()\[\]{}\"“”‘’]+|\s[-–—]+\s")
+
+
+class PhraseAnalyzer:
+    """Terms of a text for the vectorizers: words and n-grams of consecutive words within a clause.
+
+    Unlike scikit-learn's analyzer, an n-gram never spans punctuation or a dropped stop word, so
+    every keyword is a phrase that appears in some paper as written ("federated learning"), never
+    "learning rl" from "reinforcement learning (RL)" or "generation images" from "generation of
+    images". A picklable object, so a saved model keeps it."""
+
+    def __init__(self, ngram_max: int, stop: frozenset[str]) -> None:
+        self.ngram_max = ngram_max
+        self.stop = stop
+
+    def __call__(self, doc: str) -> list[str]:
+        terms: list[str] = []
+        for segment in _SEGMENT.split(doc.lower()):
+            tokens = _TOKEN_RE.findall(segment)
+            keep = [t not in self.stop for t in tokens]
+            for n in range(1, self.ngram_max + 1):
+                for i in range(len(tokens) - n + 1):
+                    if all(keep[i : i + n]):
+                        terms.append(" ".join(tokens[i : i + n]))
+        return terms
+
+
+def analyzer(cfg: TopicsConfig) -> PhraseAnalyzer:
+    return PhraseAnalyzer(max(cfg.ngram_max, 1), frozenset(stop_words(cfg.stop_words)))
 
 
 def _topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
@@ -51,15 +82,14 @@ def _topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
         common enough among the papers themselves) minus those in more than ``topic_max_df`` of the
         themes, which say nothing about any one theme."""
 
-        def __init__(self, candidates=None, topic_max_df=1.0, ngram_range=(1, 1), token_pattern=_TOKEN):  # noqa: ANN001
-            super().__init__(ngram_range=ngram_range, token_pattern=token_pattern)
+        def __init__(self, candidates=None, topic_max_df=1.0, analyzer="word"):  # noqa: ANN001
+            super().__init__(analyzer=analyzer)
             self.candidates = candidates
             self.topic_max_df = topic_max_df
 
         def fit_transform(self, raw_documents, y=None):  # noqa: ANN001, ANN201
             if self.candidates:
-                probe = CountVectorizer(vocabulary=self.candidates, ngram_range=self.ngram_range,
-                                        token_pattern=self.token_pattern)
+                probe = CountVectorizer(vocabulary=self.candidates, analyzer=self.analyzer)
                 in_topics = np.asarray((probe.fit_transform(raw_documents) > 0).sum(axis=0)).ravel()
                 limit = self.topic_max_df * len(raw_documents)
                 keep = (in_topics >= 1) & ((in_topics <= limit) if limit >= 2 else True)
@@ -74,8 +104,8 @@ def _plain_vectorizer(fitted):  # noqa: ANN001, ANN202
     """A plain CountVectorizer with the fitted vocabulary, which BERTopic can save and load."""
     from sklearn.feature_extraction.text import CountVectorizer
 
-    plain = CountVectorizer(ngram_range=fitted.ngram_range, token_pattern=fitted.token_pattern,
-                            vocabulary=fitted.vocabulary_)
+    plain = CountVectorizer(ngram_range=(1, max(len(t.split()) for t in fitted.vocabulary_) if fitted.vocabulary_ else 1),
+                            token_pattern=_TOKEN, vocabulary=fitted.vocabulary_)
     plain.vocabulary_, plain.fixed_vocabulary_ = fitted.vocabulary_, True
     return plain
 
@@ -87,9 +117,8 @@ def candidate_terms(docs: list[str], cfg: TopicsConfig) -> list[str]:
     from sklearn.feature_extraction.text import CountVectorizer
 
     min_df = cfg.min_df or int(np.clip(round(len(docs) * 0.0015), 2, 30))
-    vectorizer = CountVectorizer(stop_words=stop_words(cfg.stop_words), ngram_range=(1, cfg.ngram_max),
-                                 token_pattern=_TOKEN, min_df=min(min_df, max(1, len(docs) // 5)), max_df=0.5
-                                 if len(docs) >= 20 else 1.0)
+    vectorizer = CountVectorizer(analyzer=analyzer(cfg), min_df=min(min_df, max(1, len(docs) // 5)),
+                                 max_df=0.5 if len(docs) >= 20 else 1.0)
     try:
         vectorizer.fit(docs)
     except ValueError:  # nothing left after stop words and min_df
@@ -113,7 +142,7 @@ class Sizes:
 def scaled(n: int, cfg: TopicsConfig) -> Sizes:
     """Clustering sizes for a corpus of ``n`` papers: a weekly listing of 100 and a year of 40,000
     both get themes of sensible granularity. Explicit config values win."""
-    min_cluster_size = cfg.min_cluster_size or int(np.clip(round(n * 0.004), 5, 200))
+    min_cluster_size = cfg.min_cluster_size or int(np.clip(round(n * 0.007), 5, 250))
     return Sizes(
         n_neighbors=cfg.n_neighbors or int(np.clip(round(np.sqrt(n) / 4), 5, 30)),
         min_cluster_size=min_cluster_size,
@@ -190,9 +219,10 @@ class ThemeModel:
         hdbscan = HDBSCAN(
             min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
             cluster_selection_method="eom", prediction_data=False, core_dist_n_jobs=1,
+            # on large corpora EOM can now and then pick one giant cluster over the themes inside it
+            max_cluster_size=n // 3 if n >= 1000 else 0,
         )
-        vectorizer = TopicVectorizer(candidates=candidates, topic_max_df=self.cfg.max_df,
-                                     ngram_range=(1, self.cfg.ngram_max))
+        vectorizer = TopicVectorizer(candidates=candidates, topic_max_df=self.cfg.max_df, analyzer=analyzer(self.cfg))
         return BERTopic(
             # not "english": BERTopic would strip hyphens ("test-time" -> "testtime") before counting
             language="multilingual",
@@ -225,6 +255,8 @@ class ThemeModel:
         own = embeddings @ self.centroids_.T
         column = np.clip(np.searchsorted(self.topic_ids_, self.topics_), 0, len(self.topic_ids_) - 1)
         self.similarity_ = np.where(self.topics_ == -1, best, own[np.arange(n), column]).astype(np.float32)
+        self.ctfidf_words_ = self.words_
+        self.words_ = rerank_by_coverage(self.words_, docs, self.topics_, self.cfg)
         self.sizes_by_topic_ = {int(t): int((self.topics_ == t).sum()) for t in self.topic_ids_}
         self.representatives_ = {}
         for t in self.topic_ids_:
@@ -245,8 +277,7 @@ def ctfidf_words(docs: list[str], topics: np.ndarray, cfg: TopicsConfig, top: in
     from sklearn.feature_extraction.text import CountVectorizer
 
     ids = sorted(set(topics.tolist()) - {-1})
-    vectorizer = CountVectorizer(stop_words=stop_words(cfg.stop_words), ngram_range=(1, cfg.ngram_max),
-                                 token_pattern=_TOKEN)
+    vectorizer = CountVectorizer(analyzer=analyzer(cfg))
     try:
         counts = vectorizer.fit_transform(docs)
     except ValueError:  # no terms left at all
@@ -258,6 +289,45 @@ def ctfidf_words(docs: list[str], topics: np.ndarray, cfg: TopicsConfig, top: in
         t: [(str(vocab[j]), float(row[j])) for j in np.argsort(-row, kind="stable")[:top] if row[j] > 0]
         for t, row in zip(ids, scores)
     }
+
+
+def rerank_by_coverage(
+    words: dict[int, list[tuple[str, float]]], docs: list[str], topics: np.ndarray, cfg: TopicsConfig
+) -> dict[int, list[tuple[str, float]]]:
+    """Order each theme's c-TF-IDF terms so its first ``n_keywords`` read as one subject.
+
+    Each term is weighted by its c-TF-IDF score times the square of the share of the theme's papers
+    that use it (c-TF-IDF alone favours a tool's name that three papers repeat). Keywords are then
+    picked greedily: the heaviest term first, then at each step the term whose weight, scaled by
+    how well it co-occurs with the terms already picked in the theme's papers (mean NPMI), is
+    largest. The remaining terms follow by weight."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vocabulary = sorted({w for terms in words.values() for w, _ in terms})
+    if not vocabulary:
+        return words
+    counter = CountVectorizer(vocabulary=vocabulary, analyzer=analyzer(cfg), binary=True)
+    present = counter.transform(docs).tocsr()
+    column = {w: i for i, w in enumerate(vocabulary)}
+    out = {}
+    for topic, terms in words.items():
+        members = np.flatnonzero(topics == topic)
+        if not len(members) or not terms:
+            out[topic] = terms
+            continue
+        use = present[members][:, [column[w] for w, _ in terms]].toarray().astype(np.float64)
+        share = use.mean(axis=0)
+        weight = np.array([s for _, s in terms]) * share**2
+        chosen = [int(np.argmax(weight))]
+        while len(chosen) < min(cfg.n_keywords, len(terms)):
+            joint = (use.T @ use[:, chosen]) / len(members) + 1e-12
+            npmi = np.log(joint / (share[:, None] * share[chosen][None, :] + 1e-12)) / -np.log(joint)
+            score = weight * (1 + npmi.mean(axis=1))
+            score[chosen] = -np.inf
+            chosen.append(int(np.argmax(score)))
+        rest = [j for j in np.argsort(-weight, kind="stable") if j not in set(chosen)]
+        out[topic] = [(terms[j][0], float(weight[j])) for j in chosen + rest]
+    return out
 
 
 # --- labels --------------------------------------------------------------------------------------
@@ -272,6 +342,31 @@ def _surface_form(phrase: str, texts: list[str]) -> tuple[str, int]:
     return (best[0].upper() + best[1:] if best[:1].islower() else best), sum(forms.values())
 
 
+def _extend(phrase: str, texts: list[str], stop: frozenset[str], max_words: int = 4) -> str:
+    """Grow a phrase by the word that usually follows (or precedes) it in the theme's papers:
+    "LiDAR point" becomes "LiDAR point clouds" when most of its occurrences continue that way."""
+    for _ in range(max_words - len(phrase.split())):
+        body = r"[\s-]+".join(map(re.escape, phrase.split()))
+        hits = sum(len(re.findall(r"\b" + body + r"\b", text, re.IGNORECASE)) for text in texts)
+        joined = " ".join(texts)
+        after = [m.group(1) for m in re.finditer(r"\b" + body + r"[\s-]+([A-Za-z][\w-]*)", joined, re.IGNORECASE)]
+        before = [m.group(1) for m in re.finditer(r"\b([A-Za-z][\w-]*)[\s-]+" + body + r"\b", joined, re.IGNORECASE)]
+        options = []
+        for side, found in (("after", after), ("before", before)):
+            counts = Counter(w.lower() for w in found)
+            for word, n in counts.most_common(1):
+                if word not in stop and len(word) > 1:
+                    written = Counter(w for w in found if w.lower() == word).most_common(1)[0][0]
+                    options.append((n, written, side))
+        if not options or hits == 0:
+            break
+        n, word, side = max(options)
+        if n < 0.6 * hits:
+            break
+        phrase = f"{phrase} {word}" if side == "after" else f"{word} {phrase}"
+    return phrase
+
+
 def make_labels(
     words: dict[int, list[tuple[str, float]]], sizes: dict[int, int], docs: list[str], topics: np.ndarray,
     *, sample: int = 300,
@@ -284,6 +379,7 @@ def make_labels(
     first; a theme with no usable phrase is named by its two strongest words ("Speech / ASR")."""
     labels: dict[int, str] = {}
     used: set[frozenset[str]] = set()
+    stop = frozenset(stop_words())
     for topic in sorted(words, key=lambda t: (-sizes.get(t, 0), t)):
         weight = dict(words[topic])
         members = [docs[i] for i in np.flatnonzero(topics == topic)[:sample]]
@@ -297,6 +393,7 @@ def make_labels(
                 candidates.append((-(score + max(weight.get(p, 0.0) for p in parts)), rank, form, frozenset(parts)))
         if candidates:
             _, _, label, key = min(candidates)
+            label = _extend(label, members, stop)
         else:
             singles = [w for w, _ in words[topic] if len(w.split()) == 1][:2]
             forms = [_surface_form(w, members)[0] for w in singles]

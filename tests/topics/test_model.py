@@ -85,13 +85,16 @@ def test_labels_use_phrases_the_papers_write():
     words = {0: [("generation rag", 0.9), ("moe serving", 0.5), ("moe", 0.4), ("serving", 0.3)]}
     # "generation rag" only arises across punctuation, so the label is the phrase papers write
     assert make_labels(words, {0: 6}, docs, topics) == {0: "MoE serving"}
+    # a phrase that its papers nearly always continue is grown: "LiDAR point" -> "LiDAR point clouds"
+    lidar = ["LiDAR point clouds for driving.", "Sparse LiDAR point clouds.", "lidar point clouds again."]
+    assert make_labels({0: [("lidar point", 1.0)]}, {0: 3}, lidar, np.zeros(3, int)) == {0: "LiDAR point clouds"}
     assert _surface_form("test time scaling", ["Test-time scaling works; test-time scaling helps."]) == (
         "Test-time scaling", 2,
     )
 
 
 def test_labels_are_unique_and_fall_back_to_two_words():
-    docs = ["alpha beta text", "alpha beta again"] * 3
+    docs = ["alpha beta one", "alpha beta x", "alpha beta two", "alpha beta y", "alpha beta three", "alpha beta z"]
     topics = np.array([0, 1] * 3)
     words = {0: [("alpha beta", 1.0), ("alpha", 0.5)], 1: [("alpha beta", 1.0), ("speech", 0.9), ("asr", 0.8)]}
     labels = make_labels(words, {0: 3, 1: 3}, docs, topics)
