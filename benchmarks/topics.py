@@ -89,7 +89,8 @@ def prepare(work: Path) -> Path:
     """Ingest and clean the daily corpus once into ``work``; returns papers.parquet."""
     papers = work / "corpus" / "data" / "processed" / "papers.parquet"
     if not papers.exists():
-        run_child(CLI, "--root", str(work / "corpus"), "-q", "run", str(CORPUS))
+        run_child(CLI, "--root", str(work / "corpus"), "-q", "ingest", str(CORPUS))
+        run_child(CLI, "--root", str(work / "corpus"), "-q", "clean")
     return papers
 
 

@@ -18,7 +18,7 @@ from pipeline.config import Config, ConfigError, load
 
 log = logging.getLogger("pipeline")
 
-STAGES = ("ingest", "clean", "topics")
+STAGES = ("ingest", "clean", "topics", "report")
 FORMAT_NAMES = ["atom", "api-text", "digest", "listing-page", "daily-jsonl", "kaggle", "csv", "parquet"]
 
 
@@ -99,7 +99,8 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
                -> data/interim/listings.parquet
       clean    -> data/processed/papers.parquet (+ duplicates.parquet, quarantine.parquet)
       topics   -> data/processed/doc_topics.parquet, topic_info.parquet, topic_lineage.parquet
-      run      every stage in order
+      report   -> reports/weekly/<YYYY-Www>/ and reports/survey/<since>_<until>/
+      run      every stage in order (the report step writes the latest weekly report)
       evaluate scores the current themes
 
     \b
@@ -252,13 +253,67 @@ def evaluate(obj: _Obj, no_stability: bool) -> None:
     _guard(obj, go)
 
 
+@cli.group()
+def report() -> None:
+    """Write the weekly trend report or the landscape survey (HTML, Markdown, PNG and SVG figures)."""
+
+
+@report.command("weekly")
+@click.option("--week", default=None, metavar="YYYY-Www",
+              help="ISO week, e.g. 2026-W23 [default: the latest week that has ended and has papers].")
+@click.option("--primary-only", is_flag=True, help="Count papers by primary category only (default: every category listed).")
+@click.pass_obj
+def report_weekly(obj: _Obj, week: str | None, primary_only: bool) -> None:
+    """What was published in one ISO week and which themes rose, fell, appeared or went quiet.
+
+    Writes reports/weekly/<YYYY-Www>/index.html (self-contained), report.md and figures/.
+    Rising and falling themes come from an exact test of each theme's share of the week's papers
+    against the 8 weeks before, with the false discovery rate held at 5 %.
+
+    \b
+    Examples:
+      paper-trends report weekly
+      paper-trends report weekly --week 2025-W40 --primary-only
+    """
+    def go() -> None:
+        from pipeline.report import write_weekly
+
+        log.info(write_weekly(obj.config(), week, primary_only=primary_only).summary())
+
+    _guard(obj, go)
+
+
+@report.command("survey")
+@click.option("--since", default=None, metavar="YYYY-MM-DD", help="First day [default: the first paper's].")
+@click.option("--until", default=None, metavar="YYYY-MM-DD", help="Last day [default: the last paper's].")
+@click.option("--primary-only", is_flag=True, help="Count papers by primary category only.")
+@click.pass_obj
+def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only: bool) -> None:
+    """The research landscape over a period: a map of the themes, sizes, relations, weekly movement.
+
+    Writes reports/survey/<since>_<until>/index.html, report.md and figures/.
+
+    \b
+    Examples:
+      paper-trends report survey
+      paper-trends report survey --since 2025-04-01 --until 2025-09-30
+    """
+    def go() -> None:
+        from pipeline.report import write_survey
+
+        log.info(write_survey(obj.config(), since, until, primary_only=primary_only).summary())
+
+    _guard(obj, go)
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_with(_ingest_options)
 @click.option("--force", is_flag=True, help="Re-run every stage.")
 @click.pass_obj
 def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, force) -> None:  # noqa: ANN001
-    """Run every stage in order (ingest, clean, topics); stages whose inputs did not change are skipped.
+    """Run every stage in order: ingest, clean, topics, then the weekly report of the latest complete
+    ISO week. Stages whose inputs did not change are skipped.
 
     \b
     Examples:

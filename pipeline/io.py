@@ -50,7 +50,11 @@ def _validate(df: pd.DataFrame, model: type[pa.DataFrameModel], where: Path) -> 
 
 
 def _arrow(df: pd.DataFrame, schema: pyarrow_.Schema | None = None) -> pyarrow_.Table:
-    return pyarrow_.Table.from_pandas(df, preserve_index=False, schema=schema)
+    table = pyarrow_.Table.from_pandas(df, preserve_index=False, schema=schema)
+    # pandas' own metadata names list columns by a dtype string that pandas cannot read back
+    # ("list<element: string>[pyarrow]"); without it, plain pd.read_parquet works on every table
+    metadata = {k: v for k, v in (table.schema.metadata or {}).items() if k != b"pandas"}
+    return table.replace_schema_metadata(metadata or None)
 
 
 def _with_fingerprint(table: pyarrow_.Table, fingerprint: str | None) -> pyarrow_.Table:

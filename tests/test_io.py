@@ -83,3 +83,11 @@ def test_streamed_batches_failing_midway_leave_nothing(tmp_path):
     with pytest.raises(RuntimeError):
         write_batches(batches(), path, Duplicates)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_plain_pandas_can_read_every_table(tmp_path):
+    df = listings(dict(arxiv_id="2501.00001v1", title="T", abstract=ABSTRACT, authors=["A B"], line=3))
+    path = tmp_path / "listings.parquet"
+    write_table(df, path, Listings)
+    plain = pd.read_parquet(path)  # what a notebook user does first
+    assert list(plain.loc[0, "authors"]) == ["A B"] and plain.loc[0, "title"] == "T"

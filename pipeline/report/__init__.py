@@ -1,0 +1,116 @@
+"""Report stage: the weekly trend report and the research landscape survey.
+
+``reports/weekly/<YYYY-Www>/`` and ``reports/survey/<since>_<until>/`` each get ``index.html``
+(self-contained), ``report.md`` and ``figures/*.png|svg``. Only this module saves figures.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.config import Config
+from pipeline.io import TableError, read_table
+from pipeline.report import data, plots
+from pipeline.report.render import render, save_figure, write_text
+from pipeline.report.trends import TrendConfig
+from pipeline.schemas import DocTopics, Papers, TopicInfo
+from pipeline.stage import StageResult
+
+log = logging.getLogger(__name__)
+
+
+def load_corpus(cfg: Config) -> data.Corpus:
+    paths = cfg.paths
+    for path, stage in ((paths.papers, "clean"), (paths.doc_topics, "topics"), (paths.topic_info, "topics")):
+        if not path.exists():
+            raise TableError(f"{paths.display(path)}: not found; run the stage that writes it first ({stage})")
+    return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics),
+                     read_table(paths.topic_info, TopicInfo))
+
+
+def _save_all(figures: dict, folder: Path) -> dict:
+    saved = {}
+    for name, (fig, caption) in figures.items():
+        saved[name] = save_figure(fig, folder / "figures", name, caption)
+    return saved
+
+
+def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = False, now: pd.Timestamp | None = None) -> StageResult:
+    """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers)."""
+    from pipeline.report.weekly import REPORT_HTML, STATUS_TEXT, build, to_markdown
+
+    start = time.perf_counter()
+    corpus = load_corpus(cfg)
+    now = now or pd.Timestamp.now(tz="UTC")
+    if week is None:
+        monday = data.latest_complete_week(corpus.papers, now)
+        if monday is None:
+            monday = (now.normalize() - pd.Timedelta(days=now.weekday() + 7))
+    else:
+        monday = data.monday_of(week)
+    report = build(corpus, monday, TrendConfig(), primary_only=primary_only)
+    folder = cfg.paths.reports / "weekly" / report.week
+    figures = _save_all(report.figures, folder)
+    papers = report.papers.sort_values(Papers.title)
+    html = render(
+        REPORT_HTML, r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
+        papers_of=lambda t: papers[papers["topic"] == t][[Papers.title, Papers.url]].rename(
+            columns={Papers.title: "title", Papers.url: "url"}).fillna(""),
+        unassigned=papers[papers["topic"] == -1],
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    )
+    write_text(folder / "index.html", html)
+    write_text(folder / "report.md", to_markdown(report))
+    if report.empty:
+        log.warning("report: no papers in %s; the report says so", report.week)
+    counts = {"papers this week": len(report.papers), "rising": len(report.by_status("rising")),
+              "falling": len(report.by_status("falling"))}
+    log.info("report: %s", cfg.paths.display(folder / "index.html"))
+    return StageResult(f"report weekly {report.week}", ran=True, counts=counts, seconds=time.perf_counter() - start)
+
+
+def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False) -> StageResult:
+    """Write the landscape survey over [since, until] (default: every paper)."""
+    import numpy as np
+
+    from pipeline.report.survey import build
+    from pipeline.report.survey_html import SURVEY_HTML, to_markdown
+    from pipeline.topics import State, make_embedder, paper_texts
+    from pipeline.topics.embed import EmbeddingCache
+
+    start = time.perf_counter()
+    corpus = load_corpus(cfg)
+    papers = corpus.papers
+    if papers.empty:
+        raise TableError("no papers: nothing to survey")
+    first = pd.Timestamp(since, tz="UTC") if since else papers[Papers.published].min().normalize()
+    last = pd.Timestamp(until, tz="UTC") if until else papers[Papers.published].max().normalize()
+    state = State.load(cfg.paths.models / "topics")
+    if state is None:
+        raise TableError(f"{cfg.paths.display(cfg.paths.models / 'topics')}: no fitted themes; run topics first")
+    embedder = make_embedder(cfg.topics)
+    identity = state.embedder if state.embedder else embedder.identity
+    embeddings, _ = EmbeddingCache(cfg.paths.interim / "embeddings", identity).embed(paper_texts(papers), embedder)
+    centroids = {int(t): c for t, c in zip(state.ids, state.centroids)}
+    result = build(corpus, embeddings, centroids, first, last, primary_only=primary_only)
+    folder = cfg.paths.reports / "survey" / result.period
+    figures = _save_all(result.figures, folder)
+    titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
+    html = render(SURVEY_HTML, s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
+                  generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
+    write_text(folder / "index.html", html)
+    write_text(folder / "report.md", to_markdown(result, titles))
+    log.info("report: %s", cfg.paths.display(folder / "index.html"))
+    return StageResult(f"report survey {result.period}", ran=True,
+                       counts={"papers": len(result.papers), "themes": int((result.themes["size_in_period"] > 0).sum())},
+                       seconds=time.perf_counter() - start)
+
+
+def run(cfg: Config, *, force: bool = False) -> StageResult:
+    """The report step of ``paper-trends run``: the weekly report of the latest complete week."""
+    return write_weekly(cfg)

@@ -1,0 +1,76 @@
+"""The tables reports are made of, from papers, doc_topics and topic_info (pure functions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pipeline.schemas import DocTopics, Papers, TopicInfo
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Papers joined with their theme, and the themes."""
+
+    papers: pd.DataFrame  # Papers columns + topic, probability
+    themes: pd.DataFrame  # TopicInfo, indexed by topic
+
+    @property
+    def labels(self) -> dict[int, str]:
+        return {int(t): str(label) for t, label in self.themes[TopicInfo.label].items()}
+
+
+def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame) -> Corpus:
+    assigned = doc_topics.set_index(DocTopics.paper_id)
+    out = papers.assign(
+        topic=papers[Papers.paper_id].map(assigned[DocTopics.topic]).fillna(-1).astype(int),
+        probability=papers[Papers.paper_id].map(assigned[DocTopics.probability]).astype(float),
+    )
+    return Corpus(out, info.set_index(TopicInfo.topic))
+
+
+def week_label(monday: pd.Timestamp) -> str:
+    iso = monday.isocalendar()
+    return f"{iso.year}-W{iso.week:02d}"
+
+
+def monday_of(label: str) -> pd.Timestamp:
+    """``2026-W01`` -> Monday 2025-12-29 00:00 UTC; ValueError for anything else."""
+    try:
+        year, week = label.split("-W")
+        return pd.Timestamp.fromisocalendar(int(year), int(week), 1).tz_localize("UTC")
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not an ISO week: {label!r} (expected e.g. 2026-W23)") from exc
+
+
+def latest_complete_week(papers: pd.DataFrame, now: pd.Timestamp) -> pd.Timestamp | None:
+    """Monday of the latest ISO week that has ended by ``now`` and holds papers."""
+    ended = papers[Papers.week_start] + pd.Timedelta(days=7) <= now
+    if not ended.any():
+        return None
+    return papers.loc[ended, Papers.week_start].max()
+
+
+def weekly_topic_counts(corpus: Corpus, weeks: list[pd.Timestamp]) -> pd.DataFrame:
+    """Papers per week (rows, every Monday in ``weeks``) and theme (columns, -1 included)."""
+    counts = corpus.papers.groupby([Papers.week_start, "topic"]).size().unstack(fill_value=0)
+    columns = sorted(set(counts.columns) | set(corpus.themes.index))
+    return counts.reindex(index=weeks, columns=columns, fill_value=0)
+
+
+def category_counts(papers: pd.DataFrame, *, primary_only: bool) -> pd.Series:
+    """Papers per arXiv category: every category a paper is listed in, or its primary only."""
+    if primary_only:
+        return papers[Papers.primary_category].dropna().value_counts()
+    return papers[Papers.categories].explode().dropna().value_counts()
+
+
+def theme_by_category(papers: pd.DataFrame, *, primary_only: bool) -> pd.DataFrame:
+    if primary_only:
+        pairs = papers[["topic", Papers.primary_category]].dropna().rename(columns={Papers.primary_category: "category"})
+    else:
+        pairs = papers[["topic", Papers.categories]].explode(Papers.categories).dropna().rename(
+            columns={Papers.categories: "category"})
+    pairs = pairs[pairs["topic"] >= 0]
+    return pairs.groupby(["topic", "category"]).size().unstack(fill_value=0)

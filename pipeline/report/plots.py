@@ -1,0 +1,271 @@
+"""Figures for the reports. Every function builds and returns a matplotlib Figure; only the report
+stage saves them. A theme has the same colour in every figure and every week: the colour is chosen
+by its id, not by its rank.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+OTHER = "other themes"
+_PALETTE = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79",
+    "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363",
+]
+GREY = "#bdbdbd"
+
+
+def theme_color(topic: int) -> str:
+    """The colour of a theme, fixed by its id."""
+    if topic < 0:
+        return GREY
+    return _PALETTE[(topic * 7) % len(_PALETTE)]
+
+
+def _short(label: str, width: int = 28) -> str:
+    return textwrap.shorten(label, width=width, placeholder="…")
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
+    fig.set_facecolor("white")
+    return fig
+
+
+def message(text: str, width: float = 7, height: float = 1.6) -> Figure:
+    """A figure that says plainly why there is nothing to draw."""
+    fig = _figure(width, height)
+    ax = fig.add_subplot()
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=12, color="#555555", wrap=True)
+    return fig
+
+
+def _style(ax) -> None:  # noqa: ANN001
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.grid(axis="y", color="#eeeeee", linewidth=0.8)
+    ax.set_axisbelow(True)
+
+
+def _week_ticks(ax, weeks: list[str], every: int | None = None) -> None:  # noqa: ANN001
+    every = every or max(1, len(weeks) // 10)
+    ticks = list(range(0, len(weeks), every))
+    ax.set_xticks(ticks, [weeks[i] for i in ticks], rotation=45, ha="right", fontsize=8)
+
+
+def category_volume(this_week: pd.Series, trailing_mean: pd.Series, *, title: str, note: str) -> Figure:
+    """Papers per arXiv category this week next to the trailing weekly mean (top categories)."""
+    if this_week.sum() == 0 and trailing_mean.sum() == 0:
+        return message("No papers in this week or the weeks before it.")
+    cats = (this_week.add(trailing_mean, fill_value=0)).sort_values(ascending=False).index[:12]
+    fig = _figure(7.5, 3.6)
+    ax = fig.add_subplot()
+    x = np.arange(len(cats))
+    ax.bar(x - 0.2, trailing_mean.reindex(cats, fill_value=0), 0.4, color=GREY, label="trailing weekly mean")
+    ax.bar(x + 0.2, this_week.reindex(cats, fill_value=0), 0.4, color="#4e79a7", label="this week")
+    ax.set_xticks(x, cats, rotation=30, ha="right", fontsize=9)
+    ax.set_ylabel("papers")
+    ax.set_title(title, loc="left", fontsize=11)
+    ax.legend(frameon=False, fontsize=8)
+    fig.text(0.01, -0.02, note, fontsize=7.5, color="#666666", ha="left", va="top")
+    _style(ax)
+    return fig
+
+
+def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = 8) -> Figure:
+    """Stacked area of each theme's share of the week's papers: the ``top`` themes, the rest as one band."""
+    if shares.empty or shares.to_numpy().sum() == 0:
+        return message("No papers in the weeks shown.")
+    themes = [t for t in shares.mean().sort_values(ascending=False).index if t != -1][:top]
+    rest = shares.drop(columns=themes).sum(axis=1)
+    weeks = list(shares.index)
+    fig = _figure(9, 4.2)
+    ax = fig.add_subplot()
+    x = np.arange(len(weeks))
+    ax.stackplot(x, *[shares[t] * 100 for t in themes], rest * 100,
+                 colors=[theme_color(t) for t in themes] + [GREY], alpha=0.9,
+                 labels=[_short(labels.get(t, str(t))) for t in themes] + [OTHER])
+    ax.set_xlim(0, max(len(weeks) - 1, 1))
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("share of the week's papers (%)")
+    _week_ticks(ax, weeks)
+    ax.set_title(title, loc="left", fontsize=11)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8, reverse=True)
+    _style(ax)
+    return fig
+
+
+def theme_series(shares: pd.DataFrame, themes: list[int], labels: dict[int, str], *, title: str) -> Figure:
+    """Small multiples: one panel per theme with its weekly share; the last week highlighted."""
+    if not themes:
+        return message("No theme rose or fell significantly this week.")
+    cols = min(3, len(themes))
+    rows = int(np.ceil(len(themes) / cols))
+    fig = _figure(3.2 * cols, 2.3 * rows)
+    weeks = list(shares.index)
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True)
+    for ax, t in zip(axes.ravel(), themes):
+        values = shares[t].to_numpy() * 100 if t in shares else np.zeros(len(weeks))
+        ax.plot(range(len(weeks)), values, color=theme_color(t), linewidth=2)
+        ax.scatter([len(weeks) - 1], [values[-1]], color=theme_color(t), zorder=3)
+        ax.set_title(_short(labels.get(t, str(t)), 34), fontsize=9, loc="left")
+        ax.set_ylim(bottom=0)
+        _style(ax)
+        _week_ticks(ax, weeks, every=max(1, len(weeks) // 4))
+    for ax in axes.ravel()[len(themes):]:
+        ax.axis("off")
+    fig.supylabel("share of the week's papers (%)", fontsize=9)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=11)
+    return fig
+
+
+def heatmap(matrix: pd.DataFrame, labels: dict[int, str], *, title: str, note: str) -> Figure:
+    """Themes (rows) by arXiv category (columns): papers in each cell."""
+    if matrix.empty or matrix.to_numpy().sum() == 0:
+        return message("No papers to cross-tabulate.")
+    matrix = matrix.loc[:, matrix.sum().sort_values(ascending=False).index[:14]]
+    matrix = matrix.loc[matrix.sum(axis=1).sort_values(ascending=False).index[:20]]
+    fig = _figure(1.2 + 0.55 * matrix.shape[1] + 2.4, 1.0 + 0.32 * matrix.shape[0])
+    ax = fig.add_subplot()
+    image = ax.imshow(matrix.to_numpy(), aspect="auto", cmap="Blues")
+    ax.set_xticks(range(matrix.shape[1]), matrix.columns, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(matrix.shape[0]), [_short(labels.get(t, str(t)), 32) for t in matrix.index], fontsize=8)
+    for (i, j), v in np.ndenumerate(matrix.to_numpy()):
+        if v:
+            shade = v > matrix.to_numpy().max() * 0.6
+            ax.text(j, i, str(int(v)), ha="center", va="center", fontsize=7, color="white" if shade else "#333333")
+    ax.set_title(title, loc="left", fontsize=11)
+    fig.colorbar(image, ax=ax, shrink=0.6, label="papers")
+    fig.text(0.01, -0.01, note, fontsize=7.5, color="#666666", ha="left", va="top")
+    return fig
+
+
+def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, title: str, max_labels: int = 40) -> Figure:
+    """All papers in 2-D, coloured by theme, each theme named at its centre (labels kept apart)."""
+    if len(xy) == 0:
+        return message("No papers to map.")
+    fig = _figure(10, 8)
+    ax = fig.add_subplot()
+    colors = [theme_color(int(t)) for t in topics]
+    ax.scatter(xy[:, 0], xy[:, 1], s=max(1.5, 12000 / max(len(xy), 1) ** 1.1), c=colors, alpha=0.55, linewidths=0)
+    sizes = pd.Series(topics).value_counts()
+    named = [int(t) for t in sizes.index if t != -1][:max_labels]
+    centres = np.array([np.median(xy[topics == t], axis=0) for t in named]) if named else np.zeros((0, 2))
+    positions = _spread(centres, xy)
+    for t, (cx, cy), (lx, ly) in zip(named, centres, positions):
+        ax.annotate(
+            "\n".join(textwrap.wrap(labels.get(t, str(t)), 18)), (cx, cy), (lx, ly), fontsize=8, ha="center",
+            va="center", color="#222222", fontweight="bold",
+            bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": theme_color(t), "alpha": 0.85, "lw": 1},
+            arrowprops={"arrowstyle": "-", "color": "#777777", "lw": 0.6} if (lx, ly) != (cx, cy) else None,
+        )
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(title, loc="left", fontsize=12)
+    return fig
+
+
+def _spread(centres: np.ndarray, xy: np.ndarray, iterations: int = 200) -> np.ndarray:
+    """Push label positions apart (in data units scaled to the plot) so boxes do not overlap."""
+    if len(centres) < 2:
+        return centres.copy()
+    span = np.ptp(xy, axis=0)
+    span[span == 0] = 1
+    pos = (centres - xy.min(axis=0)) / span
+    anchor = pos.copy()
+    gap = np.array([0.11, 0.045])  # a label box, as a share of the plot's width and height
+    for _ in range(iterations):
+        moved = False
+        for i in range(len(pos)):
+            delta = pos[i] - pos
+            overlap = (np.abs(delta) < gap).all(axis=1)
+            overlap[i] = False
+            if overlap.any():
+                push = delta[overlap].sum(axis=0)
+                if not push.any():
+                    push = np.array([0.0, 1.0])
+                pos[i] += 0.01 * push / (np.linalg.norm(push) + 1e-9)
+                moved = True
+        pos += 0.02 * (anchor - pos)
+        if not moved:
+            break
+    pos = pos.clip(0.03, 0.97)
+    return pos * span + xy.min(axis=0)
+
+
+def sizes(sizes_: pd.Series, labels: dict[int, str], *, title: str, top: int = 30) -> Figure:
+    """Horizontal bars of theme sizes, largest first."""
+    if sizes_.empty:
+        return message("No themes.")
+    sizes_ = sizes_.sort_values(ascending=False).head(top)[::-1]
+    fig = _figure(7.5, 0.6 + 0.25 * len(sizes_))
+    ax = fig.add_subplot()
+    ax.barh(range(len(sizes_)), sizes_.to_numpy(), color=[theme_color(int(t)) for t in sizes_.index])
+    ax.set_yticks(range(len(sizes_)), [_short(labels.get(int(t), str(t)), 36) for t in sizes_.index], fontsize=8)
+    ax.set_xlabel("papers")
+    ax.set_title(title, loc="left", fontsize=11)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def hierarchy(centroids: np.ndarray, topics: list[int], labels: dict[int, str], *, title: str) -> Figure:
+    """Dendrogram of themes by centroid cosine distance: which themes are close."""
+    if len(topics) < 2:
+        return message("A single theme: nothing to relate.")
+    from scipy.cluster.hierarchy import dendrogram, linkage
+
+    link = linkage(centroids, method="average", metric="cosine")
+    fig = _figure(8, 0.6 + 0.24 * len(topics))
+    ax = fig.add_subplot()
+    dendrogram(link, orientation="left", labels=[_short(labels.get(t, str(t)), 36) for t in topics], ax=ax,
+               color_threshold=0, above_threshold_color="#888888", leaf_font_size=8)
+    for tick, t in zip(ax.get_yticklabels(), [topics[i] for i in dendrogram(link, no_plot=True)["leaves"]]):
+        tick.set_color(theme_color(t))
+    ax.set_xlabel("cosine distance between theme centroids")
+    ax.set_title(title, loc="left", fontsize=11)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = 30) -> Figure:
+    """One tiny weekly line per theme (papers per week), largest themes first."""
+    themes = [t for t in counts.sum().sort_values(ascending=False).index if t != -1][:top]
+    if not themes:
+        return message("No themes.")
+    fig = _figure(7.5, 0.4 + 0.32 * len(themes))
+    axes = fig.subplots(len(themes), 1, squeeze=False)[:, 0]
+    for ax, t in zip(axes, themes):
+        ax.plot(counts[t].to_numpy(), color=theme_color(t), linewidth=1.2)
+        ax.fill_between(range(len(counts)), counts[t].to_numpy(), color=theme_color(t), alpha=0.2)
+        ax.set_axis_off()
+        ax.text(-0.01, 0.5, _short(labels.get(t, str(t)), 34), transform=ax.transAxes, ha="right", va="center", fontsize=7.5)
+        ax.text(1.01, 0.5, str(int(counts[t].sum())), transform=ax.transAxes, ha="left", va="center", fontsize=7)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=11)
+    return fig
+
+
+def growth(changes: pd.DataFrame, labels: dict[int, str], *, title: str) -> Figure:
+    """Diverging bars: themes whose share grew or shrank most between the first and last part of a period."""
+    if changes.empty:
+        return message("Too few weeks to compare.")
+    changes = changes.sort_values("delta")
+    fig = _figure(7.5, 0.6 + 0.25 * len(changes))
+    ax = fig.add_subplot()
+    ax.barh(range(len(changes)), changes["delta"] * 100, color=[theme_color(int(t)) for t in changes["topic"]])
+    ax.set_yticks(range(len(changes)), [_short(labels.get(int(t), str(t)), 36) for t in changes["topic"]], fontsize=8)
+    ax.axvline(0, color="#555555", linewidth=0.8)
+    ax.set_xlabel("change in share of papers (percentage points)")
+    ax.set_title(title, loc="left", fontsize=11)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig

@@ -1,0 +1,93 @@
+"""Trend statistics: which themes rose or fell this week, judged against the trailing weeks.
+
+A theme's count is only meaningful relative to the week's volume (a busy week lifts every theme),
+so the test compares shares, not counts. Given ``k`` papers of a theme among ``n`` papers this week
+and ``k0`` among ``n0`` papers in the trailing window, under "the theme's share did not change" the
+``k`` of the ``k + k0`` theme papers fall in this week with probability ``n / (n + n0)``: the
+conditional binomial test of two Poisson rates (exact, two-sided). p-values are adjusted for testing
+every theme at once with Benjamini-Hochberg (false discovery rate ``alpha``).
+
+A theme is **rising** or **falling** when its adjusted p-value is below ``alpha``; **new** when its
+first paper ever is this week; **quiet** when it had papers in the window but none this week.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class TrendConfig:
+    window: int = 8  # trailing ISO weeks compared against
+    alpha: float = 0.05  # false discovery rate
+
+
+def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
+    """Adjusted p-values (q-values) controlling the false discovery rate."""
+    p = np.asarray(p, dtype=float)
+    n = len(p)
+    if n == 0:
+        return p
+    order = np.argsort(p)
+    ranked = p[order] * n / np.arange(1, n + 1)
+    q = np.minimum.accumulate(ranked[::-1])[::-1]
+    out = np.empty(n)
+    out[order] = np.minimum(q, 1.0)
+    return out
+
+
+def rate_test(k: int, n: int, k0: int, n0: int) -> float:
+    """Two-sided exact p-value that a theme's share is the same this week (k of n) as before (k0 of n0)."""
+    from scipy.stats import binomtest
+
+    if n == 0 or n0 == 0 or k + k0 == 0:
+        return 1.0
+    return float(binomtest(int(k), int(k + k0), n / (n + n0)).pvalue)
+
+
+def week_range(end_week_start: pd.Timestamp, weeks: int) -> list[pd.Timestamp]:
+    """The ``weeks`` Mondays before ``end_week_start`` (oldest first)."""
+    return [end_week_start - pd.Timedelta(weeks=w) for w in range(weeks, 0, -1)]
+
+
+def weekly_counts(assigned: pd.DataFrame) -> pd.DataFrame:
+    """Papers per (week_start, topic) from a frame with ``week_start`` and ``topic`` columns."""
+    return assigned.groupby(["week_start", "topic"]).size().unstack(fill_value=0).sort_index()
+
+
+def trends(counts: pd.DataFrame, week: pd.Timestamp, first_seen: pd.Series, cfg: TrendConfig = TrendConfig()) -> pd.DataFrame:
+    """Per theme: this week's count and share, the trailing window's, the change, p and q values,
+    and a status (rising, falling, new, quiet, steady).
+
+    ``counts``: papers per week (index: Monday) and theme (columns; -1 = unassigned, counted in the
+    week's volume but not tested). ``first_seen``: each theme's first week (Monday)."""
+    window = week_range(week, cfg.window)
+    this = counts.loc[week] if week in counts.index else pd.Series(0, index=counts.columns)
+    before = counts.reindex(window, fill_value=0)
+    n, n0 = int(this.sum()), int(before.values.sum())
+    themes = [t for t in counts.columns if t != -1]
+    rows = []
+    for t in themes:
+        k, k0 = int(this.get(t, 0)), int(before[t].sum())
+        rows.append({
+            "topic": t, "count": k, "share": k / n if n else 0.0,
+            "trailing_mean": k0 / cfg.window, "trailing_share": k0 / n0 if n0 else 0.0,
+            "p_value": rate_test(k, n, k0, n0),
+        })
+    table = pd.DataFrame(rows, columns=["topic", "count", "share", "trailing_mean", "trailing_share", "p_value"])
+    table["change"] = table["count"] - table["trailing_mean"]
+    table["share_ratio"] = np.where(table["trailing_share"] > 0, table["share"] / table["trailing_share"].where(
+        table["trailing_share"] > 0, 1), np.inf)
+    table["q_value"] = benjamini_hochberg(table["p_value"].to_numpy())
+    born = table["topic"].map(lambda t: first_seen.get(t) == week).astype(bool)
+    significant = table["q_value"] < cfg.alpha
+    up = table["share"] > table["trailing_share"]
+    table["status"] = np.select(
+        [born & (table["count"] > 0), (table["count"] == 0) & (table["trailing_mean"] > 0),
+         significant & up, significant & ~up],
+        ["new", "quiet", "rising", "falling"], default="steady",
+    )
+    return table.sort_values(["share", "topic"], ascending=[False, True]).reset_index(drop=True)

@@ -1,0 +1,178 @@
+"""The weekly trend report: what was published in one ISO week and how the themes moved.
+
+``build`` is pure (tables in, content and figures out); ``write`` saves ``index.html``,
+``report.md`` and ``figures/*.png|svg`` under ``reports/weekly/<YYYY-Www>/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from pipeline.report import plots
+from pipeline.report.data import (
+    Corpus,
+    category_counts,
+    theme_by_category,
+    week_label,
+    weekly_topic_counts,
+)
+from pipeline.report.trends import TrendConfig, trends, week_range
+from pipeline.schemas import Papers
+
+STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
+
+
+@dataclass
+class WeeklyReport:
+    week: str
+    monday: pd.Timestamp
+    papers: pd.DataFrame  # this week's papers with topic
+    trend: pd.DataFrame  # per theme: counts, shares, p/q, status
+    categories: pd.DataFrame  # category, this week, trailing mean
+    labels: dict[int, str]
+    cfg: TrendConfig
+    primary_only: bool
+    trailing_papers: int
+    figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return self.papers.empty
+
+    @property
+    def sunday(self) -> pd.Timestamp:
+        return self.monday + pd.Timedelta(days=6)
+
+    def by_status(self, status: str) -> pd.DataFrame:
+        return self.trend[self.trend["status"] == status]
+
+
+def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *, primary_only: bool = False,
+          history: int = 12) -> WeeklyReport:
+    labels = corpus.labels
+    window = week_range(monday, cfg.window)
+    shown = week_range(monday, max(history, cfg.window) - 1) + [monday]
+    counts = weekly_topic_counts(corpus, shown)
+    papers = corpus.papers
+    this = papers[papers[Papers.week_start] == monday]
+    before = papers[papers[Papers.week_start].isin(window)]
+    first_seen = papers[papers["topic"] >= 0].groupby("topic")[Papers.week_start].min()
+    table = trends(counts, monday, first_seen, cfg)
+    cats = pd.DataFrame({
+        "this week": category_counts(this, primary_only=primary_only),
+        "trailing mean": category_counts(before, primary_only=primary_only) / cfg.window,
+    }).fillna(0).sort_values("this week", ascending=False)
+    report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before))
+    counting = "primary category only" if primary_only else "every category a paper is listed in"
+    note = f"Counts use {counting}; the trailing mean covers the {cfg.window} ISO weeks before {report.week}."
+    report.figures["categories"] = (plots.category_volume(
+        cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
+        f"Papers per arXiv category in {report.week} against the weekly mean of the {cfg.window} weeks before. {note}")
+    shares = counts.div(counts.sum(axis=1).where(counts.sum(axis=1) > 0, 1), axis=0)
+    shares.index = [week_label(m) for m in shares.index]
+    report.figures["share_by_week"] = (plots.share_by_week(
+        shares, labels, title=f"Theme share by week, {shares.index[0]} to {report.week}"),
+        "Each theme's share of the week's papers (largest 8 themes; the rest as one band, unassigned papers included).")
+    movers = report.trend[report.trend["status"].isin(["rising", "falling"])]["topic"].tolist()
+    report.figures["movers"] = (plots.theme_series(
+        shares, movers[:9], labels, title="Rising and falling themes: weekly share"),
+        "Weekly share of each theme found rising or falling this week; the dot is this week.")
+    matrix = theme_by_category(this, primary_only=primary_only)
+    report.figures["heatmap"] = (plots.heatmap(
+        matrix, labels, title=f"Themes by arXiv category, {report.week}", note=note),
+        f"Papers of each theme in each arXiv category this week. {note}")
+    return report
+
+
+REPORT_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>paper-trends · {{ r.week }}</title><style>{{ style }}</style></head><body>
+<h1>Research trends, {{ r.week }}</h1>
+<p class="sub">{{ r.monday.strftime('%a %d %b %Y') }} – {{ r.sunday.strftime('%a %d %b %Y') }} (ISO week, Monday start, UTC)
+ · generated {{ generated }}</p>
+{% if r.empty %}
+<p class="empty">No papers were published in {{ r.week }}. The themes and the weeks before it are unchanged;
+pick another week with <code>--week</code>.</p>
+{% endif %}
+<h2>The week in numbers</h2>
+<div class="numbers">
+ <div><b>{{ r.papers|length }}</b>new papers</div>
+ <div><b>{{ '%.0f'|format(r.trailing_papers / r.cfg.window) }}</b>weekly mean, previous {{ r.cfg.window }} weeks</div>
+ <div><b>{{ r.by_status('rising')|length }}</b>rising themes</div>
+ <div><b>{{ r.by_status('falling')|length }}</b>falling themes</div>
+ <div><b>{{ r.by_status('new')|length }}</b>new themes</div>
+</div>
+{% for key in ['categories'] %}{% set f = figures[key] %}
+<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
+{% endfor %}
+{% if not r.empty %}
+<h2>Rising and falling themes</h2>
+<p class="note">A theme rises or falls when its share of the week's papers differs from its share over the
+{{ r.cfg.window }} weeks before, by an exact conditional binomial test of the two rates (two-sided), with the
+Benjamini–Hochberg false discovery rate held at {{ (100 * r.cfg.alpha)|round|int }} % over all themes. Counts are
+normalised by each week's volume, so a busy week lifts no theme by itself.</p>
+{% for status, title in [('rising', 'Rising'), ('falling', 'Falling'), ('new', 'New this week'), ('quiet', 'Went quiet')] %}
+{% set rows = r.by_status(status) %}
+<h3>{{ title }} ({{ rows|length }})</h3>
+{% if rows|length %}<ul>{% for row in rows.itertuples() %}
+<li><span class="swatch" style="background: {{ color(row.topic) }}"></span><b>{{ r.labels[row.topic] }}</b>:
+{{ row.count }} papers ({{ row.share|pct }}) against {{ row.trailing_share|pct }} before{% if status in ('rising', 'falling') %}, q = {{ '%.3g'|format(row.q_value) }}{% endif %}</li>
+{% endfor %}</ul>{% else %}<p class="note">None.</p>{% endif %}
+{% endfor %}
+{% set f = figures['movers'] %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
+<h2>Themes this week</h2>
+<table><thead><tr><th>#</th><th>theme</th><th class="n">papers</th><th class="n">share</th>
+<th class="n">weekly mean before</th><th class="n">change</th><th>status</th></tr></thead><tbody>
+{% for row in r.trend[r.trend['count'] > 0].itertuples() %}
+<tr><td class="n">{{ loop.index }}</td><td><span class="swatch" style="background: {{ color(row.topic) }}"></span>{{ r.labels[row.topic] }}
+<details><summary>{{ row.count }} paper{{ 's' if row.count != 1 }}</summary><ul>
+{% for p in papers_of(row.topic).itertuples() %}<li>{% if p.url %}<a href="{{ p.url }}">{{ p.title }}</a>{% else %}{{ p.title }}{% endif %}</li>{% endfor %}
+</ul></details></td>
+<td class="n">{{ row.count }}</td><td class="n">{{ row.share|pct }}</td><td class="n">{{ '%.1f'|format(row.trailing_mean) }}</td>
+<td class="n">{{ row.change|signed }}</td><td class="status-{{ row.status }}">{{ status_text[row.status] }}</td></tr>
+{% endfor %}</tbody></table>
+{% if unassigned|length %}<p class="note">{{ unassigned|length }} paper(s) this week belong to no theme.</p>{% endif %}
+{% endif %}
+<h2>Charts</h2>
+{% for key in ['share_by_week', 'heatmap'] %}{% set f = figures[key] %}
+<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
+{% endfor %}
+<p class="note">Figures are also in <code>figures/</code> as PNG and SVG. Made by paper-trends.</p>
+</body></html>
+"""
+
+
+def to_markdown(r: WeeklyReport) -> str:
+    from pipeline.report.render import md_escape as esc
+
+    lines = [f"# Research trends, {r.week}", "",
+             f"{r.monday:%a %d %b %Y} – {r.sunday:%a %d %b %Y} (ISO week, UTC)", ""]
+    if r.empty:
+        lines += [f"**No papers were published in {r.week}.**", ""]
+    mean = r.trailing_papers / r.cfg.window
+    lines += ["## The week in numbers", "", f"- {len(r.papers)} new papers (weekly mean of the {r.cfg.window} weeks before: {mean:.0f})"]
+    for status, title in (("rising", "rising"), ("falling", "falling"), ("new", "new"), ("quiet", "went quiet")):
+        names = ", ".join(esc(r.labels[t]) for t in r.by_status(status)["topic"])
+        lines.append(f"- {len(r.by_status(status))} {title}{': ' + names if names else ''}")
+    lines += ["", "| category | this week | weekly mean before |", "|---|---:|---:|"]
+    lines += [f"| {esc(c)} | {int(row['this week'])} | {row['trailing mean']:.1f} |" for c, row in r.categories.head(12).iterrows()]
+    counting = "primary category only" if r.primary_only else "every category a paper is listed in"
+    lines += ["", f"_Counts use {counting}._", ""]
+    if not r.empty:
+        lines += ["## Themes this week", "", "| theme | papers | share | weekly mean before | status |", "|---|---:|---:|---:|---|"]
+        for row in r.trend[r.trend["count"] > 0].itertuples():
+            lines.append(f"| {esc(r.labels[row.topic])} | {row.count} | {100 * row.share:.1f} % | {row.trailing_mean:.1f} | {STATUS_TEXT[row.status]} |")
+        lines += ["", "_Rising/falling: exact conditional binomial test of this week's share against the trailing "
+                  f"{r.cfg.window} weeks, Benjamini–Hochberg FDR {100 * r.cfg.alpha:.0f} %._", ""]
+        for row in r.trend[r.trend["count"] > 0].head(10).itertuples():
+            lines += [f"### {esc(r.labels[row.topic])}", ""]
+            for p in r.papers[r.papers["topic"] == row.topic].sort_values(Papers.title).itertuples():
+                title = esc(getattr(p, Papers.title))
+                url = getattr(p, Papers.url)
+                lines.append(f"- [{title}]({url})" if isinstance(url, str) else f"- {title}")
+            lines.append("")
+    lines += ["## Charts", ""] + [f"![{caption}](figures/{name}.png)" for name, (_, caption) in r.figures.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,49 @@
+"""The notebooks run top to bottom on the seed corpus, so they never rot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from pipeline import clean, config, ingest, topics
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def seed_project(tmp_path_factory):
+    import shutil
+
+    from tests.conftest import SEEDS, HashEmbedder
+
+    root = tmp_path_factory.mktemp("nb")
+    shutil.copytree(SEEDS, root / "data" / "raw")
+    cfg = config.load(root)
+    ingest.run(cfg)
+    clean.run(cfg)
+    topics.run(cfg, embedder=HashEmbedder())
+    return root
+
+
+def test_there_are_three_notebooks():
+    assert [p.name for p in NOTEBOOKS] == ["01_themes.ipynb", "02_week_trends.ipynb", "03_landscape.ipynb"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs(path, seed_project, monkeypatch):
+    monkeypatch.setenv("PAPER_TRENDS_ROOT", str(seed_project))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    book = nbformat.read(path, as_version=4)
+    NotebookClient(book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    outputs = [o for cell in book.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    assert any("papers" in "".join(o.get("text", "")) for o in outputs)
+
+
+def test_notebooks_do_not_redefine_package_functions():
+    for path in NOTEBOOKS:
+        source = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+        assert "def " not in source, f"{path.name} defines a function; move it into pipeline/ with a test"

@@ -1,0 +1,114 @@
+"""The report stage on small corpora built in memory (the cheap test embedder), and on the seeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import clean, config, ingest, report, topics
+from pipeline.io import read_table, write_table
+from pipeline.report import data
+from pipeline.schemas import Papers
+from tests.conftest import ABSTRACT
+
+
+@pytest.fixture
+def themed(project, hash_embedder):
+    """The seeds through ingest, clean and topics (test embedder)."""
+    cfg = config.load(project)
+    ingest.run(cfg)
+    clean.run(cfg)
+    topics.run(cfg, embedder=hash_embedder)
+    return cfg
+
+
+def test_iso_week_edges():
+    assert data.monday_of("2026-W01") == pd.Timestamp("2025-12-29", tz="UTC")
+    assert data.week_label(pd.Timestamp("2025-12-29", tz="UTC")) == "2026-W01"
+    assert data.week_label(pd.Timestamp("2027-01-01", tz="UTC")) == "2026-W53"
+    with pytest.raises(ValueError, match="not an ISO week"):
+        data.monday_of("2026-23")
+
+
+def test_latest_complete_week():
+    papers = pd.DataFrame({Papers.week_start: pd.to_datetime(["2026-06-01", "2026-06-08"], utc=True)})
+    assert data.latest_complete_week(papers, pd.Timestamp("2026-06-15 00:00", tz="UTC")) == pd.Timestamp("2026-06-08", tz="UTC")
+    assert data.latest_complete_week(papers, pd.Timestamp("2026-06-14 23:00", tz="UTC")) == pd.Timestamp("2026-06-01", tz="UTC")
+
+
+def test_weekly_report_on_seeds(themed):
+    result = report.write_weekly(themed, "2026-W24")
+    folder = themed.paths.reports / "weekly" / "2026-W24"
+    html = (folder / "index.html").read_text()
+    md = (folder / "report.md").read_text()
+    assert result.counts["papers this week"] == 5  # the digest's five papers, 2026-06-14
+    assert "Research trends, 2026-W24" in html and "Mon 08 Jun 2026" in html
+    assert "Eidola: Modeling Multi-GPU Network Communication Traffic" in html
+    assert "exact conditional binomial test" in html and "Benjamini" in html
+    assert "every category a paper is listed in" in md
+    for name in ("categories", "share_by_week", "movers", "heatmap"):
+        assert (folder / "figures" / f"{name}.png").stat().st_size > 1000
+        assert (folder / "figures" / f"{name}.svg").exists()
+    assert html.count("data:image/png;base64,") == 4
+
+
+def test_empty_week_says_so(themed):
+    report.write_weekly(themed, "2024-W10")
+    html = (themed.paths.reports / "weekly" / "2024-W10" / "index.html").read_text()
+    assert "No papers were published in 2024-W10" in html
+    assert "Themes this week" not in html  # no empty table
+    from pipeline.report.weekly import build
+
+    empty = build(report.load_corpus(themed), data.monday_of("2024-W10"))
+    texts = [t.get_text() for t in empty.figures["categories"][0].axes[0].texts]
+    assert texts == ["No papers in this week or the weeks before it."]
+
+
+def test_text_from_the_data_is_escaped(themed):
+    papers = read_table(themed.paths.papers, Papers)
+    i = papers.index[papers["paper_id"] == "2606.04101"][0]
+    papers.loc[i, "title"] = "<script>alert('x')</script> & friends"
+    write_table(papers, themed.paths.papers, Papers)
+    report.write_weekly(themed, "2026-W23")
+    html = (themed.paths.reports / "weekly" / "2026-W23" / "index.html").read_text()
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; friends" in html
+    md = (themed.paths.reports / "weekly" / "2026-W23" / "report.md").read_text()
+    assert "<script>" not in md
+
+
+def test_survey_on_seeds(themed, hash_embedder, monkeypatch):
+    monkeypatch.setattr("pipeline.topics.make_embedder", lambda cfg: hash_embedder)
+    result = report.write_survey(themed)
+    folder = next((themed.paths.reports / "survey").iterdir())
+    html = (folder / "index.html").read_text()
+    assert result.counts["papers"] == 94
+    for name in ("map", "sizes", "hierarchy", "sparklines", "categories", "growth"):
+        assert (folder / "figures" / f"{name}.png").exists()
+    assert "Research landscape" in html and "representative papers" in html
+
+
+def test_single_theme_corpus_reports_plainly(tmp_path, hash_embedder, monkeypatch):
+    cfg = config.load(tmp_path)
+    rows = [{"paper_id": f"2501.{i:05d}", "title": f"Paper {i}", "abstract": ABSTRACT, "authors": [], "categories": ["cs.DC"],
+             "primary_category": "cs.DC", "published": pd.Timestamp("2025-01-06", tz="UTC") + pd.Timedelta(days=i),
+             "updated": pd.Timestamp("2025-01-06", tz="UTC"), "version": 1, "url": None, "comment": None,
+             "journal_ref": None, "doi": None, "headline": None, "tldr": None, "sources": ["x#0"]} for i in range(6)]
+    papers = pd.DataFrame(rows)
+    stamps = papers["published"]
+    papers["week"] = stamps.dt.isocalendar().apply(lambda r: f"{r['year']}-W{r['week']:02d}", axis=1)
+    papers["week_start"] = stamps.dt.normalize() - pd.to_timedelta(stamps.dt.day_of_week, unit="D")
+    write_table(papers, cfg.paths.papers, Papers)
+    topics.run(cfg, embedder=hash_embedder)
+    monkeypatch.setattr("pipeline.topics.make_embedder", lambda c: hash_embedder)
+    report.write_weekly(cfg, "2025-W02")
+    report.write_survey(cfg)
+    from pipeline.report.survey import build
+
+    corpus = report.load_corpus(cfg)
+    centroids = {0: np.ones(64, dtype=np.float32) / 8}
+    embeddings = hash_embedder.encode([f"Paper {i}. {ABSTRACT}" for i in range(6)])
+    survey = build(corpus, embeddings, centroids, pd.Timestamp("2025-01-01", tz="UTC"), pd.Timestamp("2025-01-31", tz="UTC"))
+    assert [t.get_text() for t in survey.figures["hierarchy"][0].axes[0].texts] == ["A single theme: nothing to relate."]
+    assert len(corpus.themes) == 1
