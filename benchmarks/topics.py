@@ -104,8 +104,8 @@ def project_with(papers, root: Path) -> Path:  # noqa: ANN001
     return root
 
 
-def med(values: list[float]) -> float:
-    return round(statistics.median(values), 2)
+def med(values: list[float], digits: int = 2) -> float:
+    return round(statistics.median(values), digits)
 
 
 def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa: ANN001
@@ -134,7 +134,7 @@ def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa
     rerun, _, _ = run_child(CLI, "--root", str(root), "-q", "topics")
     _, _, ours = run_child(SCORE, str(root), "1")
     keys = ["n_topics", "outlier_share", "npmi_top10", "diversity_top25", "nmi_primary_category", "ari_primary_category"]
-    baseline = {k: med([s[k] for s in base_scores]) if isinstance(base_scores[0][k], float) else base_scores[0][k]
+    baseline = {k: med([s[k] for s in base_scores], 4) if isinstance(base_scores[0][k], float) else base_scores[0][k]
                 for k in keys}
     baseline["stability_ari_two_runs"] = round(agreement(base_topics[0], base_topics[-1])[1], 3) if repeat > 1 else None
     return {
