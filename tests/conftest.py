@@ -96,3 +96,14 @@ class HashEmbedder:
 @pytest.fixture
 def hash_embedder() -> HashEmbedder:
     return HashEmbedder()
+
+
+def cleaned_copy(root: Path):  # noqa: ANN201 - a pipeline.config.Config
+    """A fresh project at ``root`` with the seed listings, ingested and cleaned; returns its config."""
+    from pipeline import clean, config, ingest
+
+    shutil.copytree(SEEDS, root / "data" / "raw")
+    cfg = config.load(root)
+    ingest.run(cfg)
+    clean.run(cfg)
+    return cfg

@@ -8,23 +8,16 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from pipeline import clean, config, ingest, topics
+from pipeline import topics
+from tests.conftest import HashEmbedder, cleaned_copy
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
 
 @pytest.fixture(scope="module")
 def seed_project(tmp_path_factory):
-    import shutil
-
-    from tests.conftest import SEEDS, HashEmbedder
-
-    root = tmp_path_factory.mktemp("nb")
-    shutil.copytree(SEEDS, root / "data" / "raw")
-    cfg = config.load(root)
-    ingest.run(cfg)
-    clean.run(cfg)
-    topics.run(cfg, embedder=HashEmbedder())
+    root = tmp_path_factory.mktemp("nb") / "project"
+    topics.run(cleaned_copy(root), embedder=HashEmbedder())
     return root
 
 

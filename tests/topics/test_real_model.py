@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import clean, config, ingest, topics
+from pipeline import topics
 from pipeline.io import read_table
 from pipeline.schemas import DocTopics, TopicInfo
 from pipeline.topics.embed import SentenceTransformerEmbedder
+from tests.conftest import cleaned_copy
 
 pytestmark = pytest.mark.model
 
@@ -29,14 +28,10 @@ def test_model_loads_offline_and_embeds_meaningfully(monkeypatch):
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
 
 
-def test_seed_listings_end_to_end_is_deterministic(project, tmp_path):
+def test_seed_listings_end_to_end_is_deterministic(tmp_path):
     results = []
     for name in ("first", "second"):
-        root = tmp_path / name
-        shutil.copytree(project / "data" / "raw", root / "data" / "raw")
-        cfg = config.load(root)
-        ingest.run(cfg)
-        clean.run(cfg)
+        cfg = cleaned_copy(tmp_path / name)
         topics.run(cfg)
         results.append((read_table(cfg.paths.doc_topics, DocTopics), read_table(cfg.paths.topic_info, TopicInfo)))
     pd.testing.assert_frame_equal(results[0][0], results[1][0])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 
 import pandas as pd
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from pipeline import clean, config, ingest, topics
 from pipeline.io import read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage
+from tests.conftest import cleaned_copy
 
 
 @pytest.fixture
@@ -56,14 +56,10 @@ def test_rerun_with_nothing_new_skips(cleaned, hash_embedder):
     assert not again.ran and hash_embedder.calls == calls
 
 
-def test_same_seed_same_output(project, tmp_path, hash_embedder):
+def test_same_seed_same_output(tmp_path, hash_embedder):
     outputs = []
     for name in ("a", "b"):
-        root = tmp_path / name
-        shutil.copytree(project / "data" / "raw", root / "data" / "raw")
-        cfg = config.load(root)
-        ingest.run(cfg)
-        clean.run(cfg)
+        cfg = cleaned_copy(tmp_path / name)
         topics.run(cfg, embedder=hash_embedder)
         doc_topics, info, _ = tables(cfg)
         outputs.append((doc_topics, info))
