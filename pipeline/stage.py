@@ -12,7 +12,6 @@ import importlib
 import inspect
 import json
 import logging
-import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -101,10 +100,3 @@ class Timer:
 
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self.start
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process, in MiB (Linux)."""
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 if os.name == "posix" else float("nan")

@@ -179,10 +179,6 @@ class Filter:
             until=pd.Timestamp(cfg.until, tz="UTC") + day if cfg.until else None,
         )
 
-    @property
-    def active(self) -> bool:
-        return bool(self.categories) or self.since is not None or self.until is not None
-
     def keeps(self, rec: dict) -> bool:
         if rec["error"] is not None:
             return True

@@ -53,11 +53,6 @@ def week_range(end_week_start: pd.Timestamp, weeks: int) -> list[pd.Timestamp]:
     return [end_week_start - pd.Timedelta(weeks=w) for w in range(weeks, 0, -1)]
 
 
-def weekly_counts(assigned: pd.DataFrame) -> pd.DataFrame:
-    """Papers per (week_start, topic) from a frame with ``week_start`` and ``topic`` columns."""
-    return assigned.groupby(["week_start", "topic"]).size().unstack(fill_value=0).sort_index()
-
-
 def trends(counts: pd.DataFrame, week: pd.Timestamp, first_seen: pd.Series, cfg: TrendConfig = TrendConfig()) -> pd.DataFrame:
     """Per theme: this week's count and share, the trailing window's, the change, p and q values,
     and a status (rising, falling, new, quiet, steady).
