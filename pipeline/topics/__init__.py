@@ -169,24 +169,15 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
 def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, state: State,
            previous_topics: dict[str, int]) -> Assignment:
     """Papers already placed keep their theme; new ones join the nearest theme."""
-    from pipeline.topics.model import nearest, reassign_outliers
+    from pipeline.topics.model import nearest, reassign_outliers, similarity_to_own
 
     near, best = nearest(embeddings, state.centroids, state.ids)
     known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
     topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)
     # only the new papers are placed; papers left unassigned by an earlier run stay so
     topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=~known)
-    similarity = _own_similarity(embeddings, topics, state, best)
+    similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
     return Assignment(topics, similarity, state, [], "update")
-
-
-def _own_similarity(embeddings: np.ndarray, topics: np.ndarray, state: State, best: np.ndarray) -> np.ndarray:
-    if len(state.ids) == 0:
-        return best
-    column = {int(t): i for i, t in enumerate(state.ids)}
-    rows = np.array([column.get(int(t), -1) for t in topics])
-    own = np.einsum("ij,ij->i", embeddings, state.centroids[np.maximum(rows, 0)])
-    return np.where(rows >= 0, own, best).astype(np.float32)
 
 
 # --- tables --------------------------------------------------------------------------------------

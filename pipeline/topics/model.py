@@ -173,6 +173,18 @@ def nearest(embeddings: np.ndarray, centroids: np.ndarray, ids: np.ndarray) -> t
     return ids[best], sims[np.arange(len(sims)), best].astype(np.float32)
 
 
+def similarity_to_own(
+    embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centroids: np.ndarray, best: np.ndarray
+) -> np.ndarray:
+    """Cosine of each paper to its theme's centroid; ``best`` (to the nearest theme) where unassigned."""
+    if len(ids) == 0:
+        return best.astype(np.float32)
+    column = {int(t): i for i, t in enumerate(ids)}
+    rows = np.array([column.get(int(t), -1) for t in topics])
+    own = np.einsum("ij,ij->i", embeddings, centroids[np.maximum(rows, 0)])
+    return np.where(rows >= 0, own, best).astype(np.float32)
+
+
 def reassign_outliers(
     topics: np.ndarray, similarity: np.ndarray, nearest_topic: np.ndarray, min_similarity: float, max_share: float,
     candidates: np.ndarray | None = None,
@@ -261,9 +273,7 @@ class ThemeModel:
         self.centroids_ = centroids_of(embeddings, core, self.topic_ids_.tolist())
         near, best = nearest(embeddings, self.centroids_, self.topic_ids_)
         self.topics_ = reassign_outliers(core, best, near, self.cfg.min_similarity, self.cfg.max_outlier_share)
-        own = embeddings @ self.centroids_.T
-        column = np.clip(np.searchsorted(self.topic_ids_, self.topics_), 0, len(self.topic_ids_) - 1)
-        self.similarity_ = np.where(self.topics_ == -1, best, own[np.arange(n), column]).astype(np.float32)
+        self.similarity_ = similarity_to_own(embeddings, self.topics_, self.topic_ids_, self.centroids_, best)
         self.ctfidf_words_ = self.words_
         self.words_ = rerank_by_coverage(self.words_, docs, self.topics_, self.cfg)
         self.sizes_by_topic_ = {int(t): int((self.topics_ == t).sum()) for t in self.topic_ids_}
