@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from pipeline.config import TopicsConfig
 from pipeline.topics.model import ThemeModel, _surface_form, make_labels, reassign_outliers, scaled
 
@@ -31,6 +32,7 @@ def corpus(per_theme: int = 40, seed: int = 0) -> tuple[list[str], np.ndarray, n
 
 def test_sizes_scale_with_the_corpus():
     small, year = scaled(100, CFG), scaled(40_000, CFG)
+    assert scaled(4000, CFG).min_cluster_size == 28 and scaled(16_000, CFG).min_cluster_size == 56
     assert small.min_cluster_size == 5 and year.min_cluster_size > small.min_cluster_size
     assert 5 <= small.n_neighbors < year.n_neighbors <= 30
     assert scaled(4000, dataclasses.replace(CFG, min_cluster_size=7)).min_cluster_size == 7
@@ -106,3 +108,34 @@ def test_one_paper_is_one_theme():
     docs, vectors, _ = corpus(per_theme=1)
     model = ThemeModel(CFG).fit(docs[:1], vectors[:1])
     assert model.topics_.tolist() == [0] and model.representatives_ == {0: [0]}
+
+
+def test_small_data_umap_builds_the_same_neighbour_graph_as_umap_itself():
+    from umap import UMAP
+
+    from pipeline.topics.model import _umap_class
+
+    rng = np.random.default_rng(3)
+    points = rng.normal(size=(300, 16)).astype(np.float32)
+    kwargs = dict(n_neighbors=10, n_components=2, min_dist=0.0, random_state=7, metric="euclidean")
+    ours = _umap_class()(**kwargs)
+    layout = ours.fit_transform(points)
+    reference = UMAP(**kwargs).fit(points)
+    assert ours.precomputed_ and ours.metric == "euclidean"
+    assert abs(ours.graph_ - reference.graph_).max() < 1e-4
+    assert np.array_equal(layout, _umap_class()(**kwargs).fit_transform(points))
+    with pytest.raises(NotImplementedError, match="only the papers it was fitted on"):
+        ours.transform(points[:5])
+
+
+def test_labels_are_sentence_case_but_keep_names_and_acronyms():
+    from pipeline.topics.model import _sentence_case
+
+    texts = ["federated learning on edge devices", "Federated Learning Systems", "we use federated learning",
+             "Gaussian splatting with LiDAR", "3D Gaussian Splatting", "class-incremental learning", "driving"]
+    assert _sentence_case("Federated Learning", texts) == "Federated learning"
+    assert _sentence_case("Gaussian Splatting", texts) == "Gaussian splatting"  # "Gaussian" is never lower case
+    assert _sentence_case("autonomous Driving systems", texts) == "Autonomous driving systems"
+    assert _sentence_case("Class-Incremental Learning", texts) == "Class-incremental learning"
+    assert _sentence_case("LiDAR point clouds", texts) == "LiDAR point clouds"
+    assert _sentence_case("KV cache", texts) == "KV cache"
