@@ -393,14 +393,19 @@ def rerank_by_coverage(
 
 # --- labels --------------------------------------------------------------------------------------
 def _surface_form(phrase: str, texts: list[str]) -> tuple[str, int]:
-    """How the papers write a phrase ("MoE serving", not "moe serving"), and how often they do.
+    """How the papers write a phrase ("MoE serving", not "moe serving"), and in how many papers.
 
     Words may be joined by spaces or hyphens; a phrase that only arises across punctuation or
     dropped stop words ("generation (RAG)" -> "generation rag") occurs zero times."""
     pattern = re.compile(r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b", re.IGNORECASE)
-    forms = Counter(" ".join(m.group(0).split()) for text in texts for m in pattern.finditer(text))
+    forms: Counter[str] = Counter()
+    papers = 0
+    for text in texts:
+        found = [" ".join(m.group(0).split()) for m in pattern.finditer(text)]
+        forms.update(found)
+        papers += bool(found)
     best = forms.most_common(1)[0][0] if forms else phrase
-    return (best[0].upper() + best[1:] if best[:1].islower() else best), sum(forms.values())
+    return (best[0].upper() + best[1:] if best[:1].islower() else best), papers
 
 
 def _extend(phrase: str, texts: list[str], stop: frozenset[str], max_words: int = 4) -> str:
@@ -452,26 +457,30 @@ def make_labels(
 ) -> dict[int, str]:
     """A short theme name per topic, distinct across topics, written the way its papers write it.
 
-    Candidates are the theme's 2-4-word c-TF-IDF phrases that its papers really write (at least
-    twice), scored by the phrase's weight plus the weight of its strongest word, so "Speech
-    recognition" beats "Error rate" in a theme whose top word is "speech". Larger themes choose
-    first; a theme with no usable phrase is named by its two strongest words ("Speech / ASR")."""
+    Candidates are the theme's 2-4-word c-TF-IDF phrases that its papers really write, scored by
+    the phrase's weight plus the weight of any of the theme's three strongest words it contains (so
+    "Speech recognition" beats "Error rate" in a theme whose top word is "speech"), times the number
+    of the theme's papers that write it (so "AI agents", written by 14, beats "Agents powered", by 6).
+    Larger themes choose first; a theme with no usable phrase is named by its two strongest words
+    ("Speech / ASR")."""
     labels: dict[int, str] = {}
     used: set[frozenset[str]] = set()
     stop = frozenset(stop_words())
     for topic in sorted(words, key=lambda t: (-sizes.get(t, 0), t)):
-        weight = dict(words[topic])
+        strongest = {w: s for w, s in words[topic] if len(w.split()) == 1}
+        strongest = dict(sorted(strongest.items(), key=lambda item: -item[1])[:3])
         members = [docs[i] for i in np.flatnonzero(topics == topic)[:sample]]
         candidates = []
         for rank, (term, score) in enumerate(words[topic]):
             parts = term.split()
             if not 2 <= len(parts) <= 4 or len(set(parts)) < len(parts) or frozenset(parts) in used:
                 continue
-            form, count = _surface_form(term, members)
-            if count >= 2:
-                candidates.append((-(score + max(weight.get(p, 0.0) for p in parts)), rank, form, frozenset(parts)))
+            form, papers = _surface_form(term, members)
+            if papers:
+                bonus = max(strongest.get(p, 0.0) for p in parts)
+                candidates.append((-(score + bonus) * papers, rank, form, frozenset(parts)))
         if candidates:
-            _, _, label, key = min(candidates)
+            *_, label, key = min(candidates)
             label = _sentence_case(_extend(label, members, stop), members)
         else:
             singles = [w for w, _ in words[topic] if len(w.split()) == 1][:2]
