@@ -95,17 +95,20 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
 
     \b
     Stages, in order:
+      fetch    new arXiv listings of categories -> data/raw/arxiv-api/ (and arxiv-feed/)
       ingest   listings (arXiv API, listing pages, digests, daily JSONL, Kaggle, CSV)
                -> data/interim/listings.parquet
       clean    -> data/processed/papers.parquet (+ duplicates.parquet, quarantine.parquet)
       topics   -> data/processed/doc_topics.parquet, topic_info.parquet, topic_lineage.parquet
       report   -> reports/weekly/<YYYY-Www>/ and reports/survey/<since>_<until>/
-      run      every stage in order (the report step writes the latest weekly report)
+      run      every stage in order (the report step writes the latest weekly report);
+               with --fetch CAT it fetches first
       evaluate scores the current themes
 
     \b
     Example:
       paper-trends run                       # the sample listings in data/raw/
+      paper-trends run --fetch cs.DC         # this week's cs.DC papers, then every stage
       paper-trends --root /tmp/x ingest ~/feeds --category cs.DC
     """
     from pipeline.stage import set_progress
@@ -186,6 +189,54 @@ def ingest(obj: _Obj, paths, fmt, columns, category, since, until, strict, force
         _run_stage(obj, "ingest", cfg, force)
 
     _guard(obj, go)
+
+
+def _fetch(obj: _Obj, cfg: Config, categories, since, until, feed: bool) -> None:  # noqa: ANN001
+    from pipeline.fetch import run as fetch_run
+
+    log.info(fetch_run(cfg, categories=list(categories), since=since.date() if since else None,
+                       until=until.date() if until else None, feed=feed).summary())
+
+
+def _check_categories(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    if not values:
+        return values
+    from pipeline.fetch.query import ARXIV_CATEGORY
+
+    for value in values:
+        if not ARXIV_CATEGORY.fullmatch(value):
+            raise click.BadParameter(f"{value!r} is not an arXiv category (e.g. cs.DC, hep-th, math.QA)")
+    return values
+
+
+@cli.command()
+@click.option("--category", "categories", multiple=True, required=True, metavar="CAT", callback=_check_categories,
+              help="arXiv category to fetch (repeatable), e.g. cs.DC.")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="First submission day (UTC) [default: 2 days before the newest paper held in the "
+                   "category, or the last 8 ISO weeks on an empty store].")
+@click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Last submission day (UTC) [default: now].")
+@click.option("--feed", is_flag=True,
+              help="Also store the category's daily Atom feed (rss.arxiv.org): the latest day's "
+                   "announcements, before the API lists them.")
+@click.pass_obj
+def fetch(obj: _Obj, categories, since, until, feed) -> None:  # noqa: ANN001
+    """Download new arXiv listings into data/raw/ (the ingest stage then reads them).
+
+    Asks the arXiv API (export.arxiv.org/api/query) for every paper of each category submitted in
+    the window and stores each response page unchanged under data/raw/arxiv-api/<category>/, named
+    after the query and the page. At most one request every 3 s on one connection; pages of 2,000;
+    windows with more than 30,000 results are split; failures are retried with backoff. An
+    interrupted fetch resumes at its next page on the next run. Settings: [fetch] in the config.
+
+    \b
+    Examples:
+      paper-trends fetch --category cs.DC
+      paper-trends fetch --category cs.DC --category cs.NI --since 2026-06-01 --until 2026-06-30
+      paper-trends fetch --category cs.DC --feed
+    """
+    _guard(obj, lambda: _fetch(obj, obj.config(), categories, since, until, feed))
 
 
 @cli.command()
@@ -309,19 +360,31 @@ def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only:
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_with(_ingest_options)
+@click.option("--fetch", "fetch_categories", multiple=True, metavar="CAT", callback=_check_categories,
+              help="First fetch new arXiv papers of CAT (repeatable) into data/raw/, as `fetch --category CAT`.")
+@click.option("--feed", is_flag=True, help="With --fetch: also store each category's daily feed.")
 @click.option("--force", is_flag=True, help="Re-run every stage.")
 @click.pass_obj
-def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, force) -> None:  # noqa: ANN001
+def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, fetch_categories, feed, force) -> None:  # noqa: ANN001
     """Run every stage in order: ingest, clean, topics, then the weekly report of the latest complete
-    ISO week. Stages whose inputs did not change are skipped.
+    ISO week. Stages whose inputs did not change are skipped. With --fetch, new arXiv papers of the
+    categories named are fetched first (the weekly cron job).
 
     \b
     Examples:
       paper-trends run
+      paper-trends run --fetch cs.DC --fetch cs.NI
       paper-trends --root /tmp/survey run ../shared/data/arxiv-daily
     """
+    if fetch_categories and paths:
+        raise click.UsageError("--fetch stores papers in data/raw/, which run reads only when no PATH is given")
+    if feed and not fetch_categories:
+        raise click.UsageError("--feed goes with --fetch CAT")
+
     def go() -> None:
         cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict))
+        if fetch_categories:
+            _fetch(obj, cfg, fetch_categories, None, None, feed)
         for stage in STAGES:
             _run_stage(obj, stage, cfg, force)
 

@@ -133,14 +133,37 @@ class TopicsConfig:
 
 
 @dataclass(frozen=True)
+class FetchConfig:
+    """``paper-trends fetch``: where the arXiv API and the daily feeds are, and how politely to ask.
+
+    arXiv's terms: at most one request every 3 seconds, on one connection; pages of at most 2,000
+    results; at most 30,000 results per query. A ``{version}`` in ``user_agent`` becomes ours.
+    """
+
+    api_url: str = "https://export.arxiv.org/api/query"
+    feed_url: str = "https://rss.arxiv.org/atom"  # the feed of a category is <feed_url>/<category>
+    delay_s: float = 3.0  # at least this long between the starts of two requests
+    page_size: int = 2000  # max_results of one page
+    max_results_per_query: int = 30_000  # a date window with more results is split in two
+    timeout_s: float = 60.0  # per request: connect, and each read
+    retries: int = 4  # further tries after a failed request (timeouts, 5xx, resets, broken pages)
+    backoff_s: float = 4.0  # wait before the first retry, doubled for each next one
+    backoff_max_s: float = 120.0  # longest wait between tries (a longer Retry-After is still honoured)
+    user_agent: str = "paper-trends/{version} (topic trends over arXiv listings; python-httpx)"
+    default_weeks: int = 8  # an empty store fetches this many ISO weeks back
+    overlap_days: int = 2  # re-ask this many days before the newest paper held (late announcements)
+
+
+@dataclass(frozen=True)
 class Config:
     paths: Paths
     ingest: IngestConfig = field(default_factory=IngestConfig)
     clean: CleanConfig = field(default_factory=CleanConfig)
     topics: TopicsConfig = field(default_factory=TopicsConfig)
+    fetch: FetchConfig = field(default_factory=FetchConfig)
 
 
-_SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig, "topics": TopicsConfig}
+_SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig, "topics": TopicsConfig, "fetch": FetchConfig}
 
 
 def _coerce(cls: type, name: str, value: Any) -> Any:

@@ -110,6 +110,34 @@ def write_json(obj: dict, path: Path) -> None:
         tmp.write_text(json.dumps(obj, indent=2, default=str) + "\n", encoding="utf-8")
 
 
+def write_new_file(data: bytes, path: Path) -> bool:
+    """Write ``data`` to ``path`` atomically, never replacing a file already there (raw is immutable).
+
+    The bytes go to a temporary file beside ``path``, which is then hard-linked into place: the
+    link fails if ``path`` exists, so a repeated write cannot clobber it, and a crash leaves either
+    nothing or the whole file. Returns False (and writes nothing) if ``path`` existed.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # a file system without hard links: check, then rename (not race-free)
+            if path.exists():
+                return False
+            os.replace(tmp, path)
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
 def read_json(path: Path) -> dict:
     """Read a JSON record written by ``write_json``; an empty dict if there is none."""
     try:

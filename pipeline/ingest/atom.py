@@ -3,11 +3,19 @@
 The parser is defusedxml's: a document that declares entities (the "billion laughs" bomb) or
 references external ones is refused before anything is expanded. Element order differs between
 API generations, so every field is looked up by its (namespace-free) name.
+
+The daily feeds of rss.arxiv.org (``/atom/<category>``) are Atom too, with their own entry shape:
+ids ``oai:arXiv.org:2501.01234v1``, the summary prefixed ``arXiv:2501.01234v1 Announce Type: new
+Abstract:``, authors in one comma-separated ``<dc:creator>``, ``<published>`` the announcement day
+(not the submission day) and ``<arxiv:announce_type>`` new, cross, replace or replace-cross. A new
+or cross-listed paper is dated by its announcement; a replacement's announcement says nothing about
+when the paper was submitted, so its record carries no date (and a warning saying why).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 from xml.etree.ElementTree import Element, ParseError
 
@@ -17,6 +25,9 @@ from defusedxml.ElementTree import DefusedXMLParser
 from pipeline.ingest.records import ReadContext, SourceError, record
 
 _CHUNK = 1 << 16
+_FEED_ID = "oai:arXiv.org:"
+_FEED_SUMMARY = re.compile(r"^\s*arXiv:\S+\s+Announce Type:\s*[\w-]+\s*(?:Abstract:\s*)?", re.IGNORECASE)
+_DATED_BY_ANNOUNCEMENT = ("new", "cross")
 
 
 def _local(tag: str) -> str:
@@ -88,6 +99,8 @@ def _entry_record(line: int, entry: Element) -> dict:
     entry_id = first("id")
     if entry_id and "/api/errors" in entry_id:
         return record(line=line, arxiv_id=None, error=f"arXiv API error: {first('summary') or entry_id}")
+    if entry_id and entry_id.startswith(_FEED_ID):
+        return _feed_entry_record(line, entry_id, children, first)
     authors, affiliations = [], []
     for author in children.get("author", []):
         name = next((_text(c) for c in author if _local(c.tag) == "name"), None)
@@ -114,6 +127,36 @@ def _entry_record(line: int, entry: Element) -> dict:
         journal_ref=first("journal_ref"),
         doi=first("doi"),
         url=links.get("alternate") or entry_id,
+    )
+
+
+def _feed_entry_record(
+    line: int, entry_id: str, children: dict[str, list[Element]], first: Callable[[str], str | None]
+) -> dict:
+    """An entry of a daily feed of rss.arxiv.org (see the module's docstring)."""
+    announce_type = (first("announce_type") or "").lower()
+    announced = first("published")
+    warnings = []
+    if announce_type not in _DATED_BY_ANNOUNCEMENT:
+        warnings.append(
+            f"feed entry announced as {announce_type or 'unknown'!r} on {announced}: the feed gives no "
+            "submission date for it, so the record carries no date"
+        )
+        announced = None
+    abstract = first("summary")
+    links = {link.get("rel"): link.get("href") for link in children.get("link", [])}
+    return record(
+        line=line,
+        arxiv_id=entry_id[len(_FEED_ID):],
+        title=first("title"),
+        abstract=_FEED_SUMMARY.sub("", abstract, count=1) if abstract else None,
+        authors=[name.strip() for name in (first("creator") or "").split(",") if name.strip()],
+        categories=[c.get("term") for c in children.get("category", []) if c.get("term")],
+        announced=announced,
+        journal_ref=first("journal_reference") or first("journal_ref"),
+        doi=first("DOI") or first("doi"),
+        url=links.get("alternate"),
+        warnings=warnings,
     )
 
 
