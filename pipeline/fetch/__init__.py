@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pipeline.config import Config, FetchConfig
 from pipeline.fetch.query import (
@@ -38,6 +39,8 @@ from pipeline.fetch.query import (
     feed_file,
     manifest_file,
     page_file,
+    floor_minute,
+    last_submitted,
     page_shortfall,
     parse_api_page,
     parse_feed,
@@ -55,6 +58,9 @@ __all__ = ["FetchError", "run"]
 
 log = logging.getLogger(__name__)
 
+MAX_PAGE_SIZE = 2000  # arXiv's terms: results per page
+MAX_QUERY_RESULTS = 30_000  # and per query
+ARXIV_DELAY_S = 3.0  # and seconds between requests
 API_DIR = "arxiv-api"
 FEED_DIR = "arxiv-feed"
 
@@ -70,6 +76,7 @@ class FetchStats:
     feeds_stored: int = 0
     feeds_held: int = 0
     manifests_written: int = 0
+    continued: int = 0  # queries whose result set shrank while paged, continued by a new query
 
 
 @dataclass
@@ -140,28 +147,83 @@ def _adopt_stray_pages(job: _Job, manifest: dict[str, Any], pages: dict[int, dic
         log.debug("%s: page stored by an interrupted run, kept", file.name)
 
 
+def _held_pages(job: _Job, manifest: dict[str, Any]) -> dict[int, dict]:
+    """The pages of a query on disk: those the manifest lists whose file is still there, and any
+    the manifest does not list yet. A listed page whose file is gone is fetched again, not trusted."""
+    pages = {}
+    for record in manifest["pages"]:
+        if (job.folder / record["file"]).is_file():
+            pages[record["start"]] = record
+        else:
+            log.warning("%s: listed in the manifest of %s but not on disk; fetched again",
+                        record["file"], manifest["name"])
+    _adopt_stray_pages(job, manifest, pages)
+    return pages
+
+
+def _continuation(job: _Job, window: Window, manifest: dict[str, Any], pages: dict[int, dict],
+                  start: int, known: int, now_total: int) -> Window:
+    """The rest of a window whose result set shrank while it was paged through (a paper reclassified
+    or removed before ``start``): results after the gap moved back, so the page at ``start`` would
+    miss some. Continue with a new query from the minute of the last result held instead; both hold
+    that minute, so nothing falls between them."""
+    previous = job.folder / pages[max(s for s in pages if s < start)]["file"]
+    try:
+        last = last_submitted(previous.read_bytes())
+    except (BrokenResponse, RefusedQuery) as exc:
+        raise FetchError(f"{previous}: stored page does not parse ({exc}); move it aside and fetch again") from exc
+    rest = Window(max(window.start, floor_minute(last)), window.end) if last else window
+    if rest == window:
+        raise FetchError(
+            f"{manifest['name']}: the result set shrank from {known:,} to {now_total:,} while it was paged "
+            "through, and the window cannot be continued from a later minute; move its manifest "
+            f"({manifest_file(manifest['name'])}) and pages aside and fetch again"
+        )
+    return rest
+
+
+def _get_page(job: _Job, window: Window, start: int, page_size: int, known: int | None) -> tuple[bytes, ApiPage]:
+    check = partial(_check_page, start=start, page_size=page_size, known_total=known)
+    return job.client.get(job.cfg.api_url, api_params(job.category, window, start, page_size), check)
+
+
 def _page_through(job: _Job, window: Window, manifest: dict[str, Any]) -> ApiPage | None:
     """Fetch the pages of one window the manifest lacks; returns the first page instead when the
-    result set is too large for one query (nothing is stored then: the window must be split)."""
+    result set is too large for one query (nothing is stored then: the window must be split). When
+    the set shrank since pages were stored, sets ``split_into`` to the window's continuation."""
     name, page_size = manifest["name"], manifest["page_size"]
-    pages = {p["start"]: p for p in manifest["pages"]}
-    _adopt_stray_pages(job, manifest, pages)
+    manifest_path = job.folder / manifest_file(name)
+    pages = _held_pages(job, manifest)
     total = None
     if pages:
         total = max([manifest["total_results"] or 0, *(p["total_results"] for p in pages.values())])
-    start = 0
-    while start in pages:
-        job.stats.pages_held += 1
-        start += page_size
-    if pages and len(pages) != len(manifest["pages"]):
+    if sorted(pages) != [p["start"] for p in manifest["pages"]]:
         manifest.update(pages=sorted(pages.values(), key=lambda p: p["start"]), total_results=total)
         job.save(manifest)
+    start = 0
     while total is None or start < total:
-        check = partial(_check_page, start=start, page_size=page_size, known_total=total)
-        params = api_params(job.category, window, start, page_size)
-        body, page = job.client.get(job.cfg.api_url, params, check)
+        if start in pages:
+            job.stats.pages_held += 1
+            start += page_size
+            continue
+        body, page = _get_page(job, window, start, page_size, total)
+        if total is None and page.total == 0:
+            # arXiv sometimes answers a whole query empty: an empty window is believed when said twice
+            log.debug("%s: no results; asking once more to be sure", name)
+            body, page = _get_page(job, window, start, page_size, total)
         if start == 0 and page.total > job.cfg.max_results_per_query:
             return page
+        if total is not None and 0 < page.total < total and any(s < start for s in pages):
+            rest = _continuation(job, window, manifest, pages, start, total, page.total)
+            log.warning("%s: the result set shrank from %d to %d since result %d was stored; "
+                        "continuing from %s with a new query", name, total, page.total, start,
+                        f"{rest.start:%Y-%m-%d %H:%M}")
+            job.stats.continued += 1
+            manifest.update(split_into=[query_name(job.category, rest)])
+            job.save(manifest)
+            return None
+        if not manifest_path.exists():  # so that a stop right after the page is written is resumed
+            job.save(manifest)
         file = job.folder / page_file(name, start, page_size)
         if write_new_file(body, file):
             job.stats.pages_fetched += 1
@@ -195,21 +257,23 @@ def fetch_window(job: _Job, window: Window, parent: str | None = None) -> None:
             return
         job.stats.queries += 1
         first = _page_through(job, window, manifest)
-        if first is None:
+        if first is None and manifest["split_into"] is None:
             log.debug("%s: %s results in %d pages", name, manifest["total_results"], len(manifest["pages"]))
             return
-        halves = window.halves()
-        if halves is None:
-            raise FetchError(
-                f"{name}: {first.total:,} results within {window.label}, more than the "
-                f"{job.cfg.max_results_per_query:,} one query may return, and the window cannot be "
-                "split further"
-            )
-        job.stats.windows_split += 1
-        log.debug("%s: %s results, more than one query may return; split at %s",
-                 name, f"{first.total:,}", f"{halves[0].end:%Y-%m-%d %H:%M}")
-        manifest.update(total_results=first.total, split_into=[query_name(job.category, h) for h in halves])
-        job.save(manifest)
+        if first is not None:
+            halves = window.halves()
+            if halves is None:
+                raise FetchError(
+                    f"{name}: {first.total:,} results within {window.label}, more than the "
+                    f"{job.cfg.max_results_per_query:,} one query may return, and the window cannot be "
+                    "split further"
+                )
+            job.stats.windows_split += 1
+            log.debug("%s: %s results, more than one query may return; split at %s",
+                     name, f"{first.total:,}", f"{halves[0].end:%Y-%m-%d %H:%M}")
+            manifest.update(total_results=first.total,
+                            split_into=[query_name(job.category, h) for h in halves])
+            job.save(manifest)
     for child in manifest["split_into"]:
         fetch_window(job, Window.parse(child.rsplit("_", 1)[1]), parent=name)
     if not manifest["complete"]:
@@ -236,7 +300,8 @@ def newest_held(cfg: Config, category: str) -> dt.date | None:
         if not mine.empty:
             days.append(mine[Papers.published].max().date())
     for manifest in _top_manifests(cfg.paths.raw / API_DIR / category):
-        if manifest.get("complete"):
+        # an empty answer proves little (arXiv sometimes answers a query empty): it moves nothing on
+        if manifest.get("complete") and manifest.get("total_results"):
             days.append(Window.parse(manifest["window"]).end.date())
     return max(days) if days else None
 
@@ -266,6 +331,28 @@ def _what_was_kept(stats: FetchStats) -> str:
     return f"the {stored} file(s) stored before the failure are kept; run the same command again to resume"
 
 
+def check_settings(cfg: FetchConfig) -> None:
+    """The [fetch] settings arXiv's terms and the paging depend on; FetchError names the one that is off."""
+    def bad(name: str, rule: str) -> FetchError:
+        return FetchError(f"[fetch] {name} = {getattr(cfg, name)!r}: {rule}")
+
+    if not 1 <= cfg.page_size <= MAX_PAGE_SIZE:
+        raise bad("page_size", f"must be 1 to {MAX_PAGE_SIZE:,} (the most results arXiv gives a page)")
+    if not cfg.page_size <= cfg.max_results_per_query <= MAX_QUERY_RESULTS:
+        raise bad("max_results_per_query",
+                  f"must be page_size to {MAX_QUERY_RESULTS:,} (the most results arXiv gives a query)")
+    if cfg.retries < 0 or cfg.backoff_s < 0 or cfg.backoff_max_s < 0:
+        raise bad("retries" if cfg.retries < 0 else "backoff_s" if cfg.backoff_s < 0 else "backoff_max_s",
+                  "must not be negative")
+    if not cfg.timeout_s > 0:
+        raise bad("timeout_s", "must be more than 0")
+    hosts = {(urlsplit(url).hostname or "").lower() for url in (cfg.api_url, cfg.feed_url)}
+    if cfg.delay_s < ARXIV_DELAY_S and any(h == "arxiv.org" or h.endswith(".arxiv.org") for h in hosts):
+        raise bad("delay_s", f"arXiv asks for at most one request every {ARXIV_DELAY_S:g} s")
+    if cfg.delay_s < 0:
+        raise bad("delay_s", "must not be negative")
+
+
 def run(
     cfg: Config,
     *,
@@ -281,6 +368,7 @@ def run(
     categories = list(dict.fromkeys(check_category(c) for c in categories))
     if not categories:
         raise FetchError("no category to fetch; name one, e.g. --category cs.DC")
+    check_settings(cfg.fetch)
     now = now or dt.datetime.now(dt.UTC)
     if since is not None and until is not None and since > until:
         raise FetchError(f"--since {since} is after --until {until}")
@@ -321,6 +409,8 @@ def run(
         counts["unfinished queries resumed"] = stats.resumed
     if stats.windows_split:
         counts["windows split"] = stats.windows_split
+    if stats.continued:
+        counts["queries continued"] = stats.continued
     if feed:
         counts["feeds stored"] = stats.feeds_stored
         counts["feeds already held"] = stats.feeds_held

@@ -11,8 +11,10 @@ names the URL (or, when no connection could ever be made, the host) and says wha
 
 from __future__ import annotations
 
+import datetime as dt
 import email.utils
 import logging
+import re
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -28,7 +30,12 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MAX_RETRY_AFTER_S = 600.0  # a server asking for a longer pause than this is told "later" instead
-_RETRY_STATUS = {429, 500, 502, 503, 504}
+_SECONDS = re.compile(r"[0-9]+")
+
+
+def _worth_retrying(status: int) -> bool:
+    """429 (too many requests) and every 5xx (a gateway or CDN in front of arXiv answers 520-530 too)."""
+    return status == 429 or 500 <= status <= 599
 
 
 class _Retry(Exception):
@@ -46,12 +53,14 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if _SECONDS.fullmatch(value):
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
+    if when.tzinfo is None:  # asctime and "-0000" dates: HTTP dates are always GMT
+        when = when.replace(tzinfo=dt.UTC)
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
@@ -120,18 +129,21 @@ class PoliteClient:
         self.requests += 1
         try:
             response = self._http.get(url, params=params)
+        except httpx.ConnectTimeout as exc:  # no connection could be made: offline, or a black hole
+            raise _Retry(f"no connection within {self.cfg.timeout_s:g} s (ConnectTimeout)",
+                         no_connection=True) from exc
         except httpx.TimeoutException as exc:
             raise _Retry(f"no answer within {self.cfg.timeout_s:g} s ({type(exc).__name__})") from exc
         except httpx.ConnectError as exc:
             raise _Retry(str(exc) or type(exc).__name__, no_connection=True) from exc
-        except (httpx.RemoteProtocolError, httpx.NetworkError) as exc:
+        except (httpx.RemoteProtocolError, httpx.NetworkError, httpx.DecodingError) as exc:
             raise _Retry(f"connection broke off ({exc or type(exc).__name__})") from exc
         except httpx.HTTPError as exc:  # a proxy refusing, an unsupported URL scheme: asking again won't help
             raise FetchError(f"{display_url(url, params)}: {type(exc).__name__}: {exc}") from exc
         finally:
             self._last_end = self._clock()
         status = response.status_code
-        if status in _RETRY_STATUS:
+        if _worth_retrying(status):
             after = retry_after_seconds(response.headers.get("Retry-After"))
             if after is not None and after > MAX_RETRY_AFTER_S:
                 raise FetchError(

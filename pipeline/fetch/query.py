@@ -163,6 +163,8 @@ def _parse(body: bytes) -> Element:
         root = fromstring(body, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     except ParseError as exc:
         raise BrokenResponse(f"XML broken after {len(body):,} bytes: {exc}") from exc
+    except (LookupError, ValueError) as exc:  # an XML declaration naming an unknown encoding, ...
+        raise BrokenResponse(f"XML unreadable: {exc}") from exc
     except DefusedXmlException as exc:
         raise RefusedQuery(
             f"XML refused ({type(exc).__name__}): entity declarations are not accepted"
@@ -205,19 +207,37 @@ def parse_api_page(body: bytes) -> ApiPage:
         raise BrokenResponse(f"opensearch counts are not numbers: {values}") from exc
     if total is None:
         raise BrokenResponse("no opensearch:totalResults")
+    if total < 0 or (start_index is not None and start_index < 0):
+        raise BrokenResponse(f"opensearch counts are negative: {values}")
     return ApiPage(total=total, start_index=start_index, ids=tuple(ids))
+
+
+def last_submitted(body: bytes) -> dt.datetime | None:
+    """When the last entry of an API page was submitted (its ``<published>``, UTC), None if it has none."""
+    entries = _entries(_parse(body))
+    published = _child_text(entries[-1], "published") if entries else None
+    if not published:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(published.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 def page_shortfall(page: ApiPage, start: int, page_size: int, known_total: int | None) -> str | None:
     """Why ``page`` (asked for at ``start``) is not the page it must be, or None if it is.
 
     A page must hold every result from ``start`` up to a full page or the end of the set. The set's
-    size is the larger of what earlier pages said and what this one says: arXiv sometimes answers
-    a page in the middle of a set with no entries (and a total of 0), which must not end the set.
+    size is what this page says, unless it says 0: arXiv sometimes answers a page in the middle of
+    a set with no entries and a total of 0, which must not end the set, so then the size earlier
+    pages said counts. A page whose own (non-zero) total is smaller than before is whole if it
+    holds what that total leaves for it: the set shrank (a paper reclassified or removed), which
+    the caller must deal with, and asking again would not make the page any longer.
     """
     if page.start_index is not None and page.start_index != start:
         return f"page starts at result {page.start_index}, asked for {start}"
-    total = max(known_total or 0, page.total)
+    total = page.total or (known_total or 0)
     expected = max(0, min(page_size, total - start))
     if len(page.ids) < expected:
         return (

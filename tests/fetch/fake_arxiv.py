@@ -35,7 +35,8 @@ _ENTRY = re.compile(r"  <entry>.*?</entry>\n", re.DOTALL)
 _OPEN = "http://a9.com/-/spec/opensearch/1.1/"
 
 # Faults: what the server does instead of answering normally.
-UNAVAILABLE = "503"  # 503 with Retry-After (FakeArxiv.retry_after seconds)
+UNAVAILABLE = "503"  # 503 with Retry-After (FakeArxiv.retry_after: seconds, or an HTTP date as a str)
+ORIGIN_ERROR = "520"  # a 5xx outside the usual 500-504, as a CDN in front of a server answers
 TIMEOUT = "timeout"  # answers only after FakeArxiv.stall_s (longer than the client waits)
 RESET = "reset"  # resets the connection without answering
 TRUNCATED = "truncated"  # 200 with the first half of the page
@@ -88,6 +89,7 @@ class Hit:
     args: dict[str, str]
     user_agent: str
     fault: str | None
+    port: int  # the client's port: one per connection
 
 
 class FakeArxiv:
@@ -99,7 +101,7 @@ class FakeArxiv:
         self.faults: dict[int, list[str]] = defaultdict(list)
         self.feeds: dict[str, bytes] = {}
         self.recorded = False  # True: ignore the date window (serve every entry of the category)
-        self.retry_after = 1
+        self.retry_after: int | str = 1
         self.stall_s = 1.0
         self.hits: list[Hit] = []
         self._lock = threading.Lock()
@@ -146,7 +148,8 @@ class FakeArxiv:
     def _log(self, request: Request, fault: str | None) -> None:
         with self._lock:
             self.hits.append(Hit(time.monotonic(), request.path, dict(request.args),
-                                 request.headers.get("User-Agent", ""), fault))
+                                 request.headers.get("User-Agent", ""), fault,
+                                 int(request.environ.get("REMOTE_PORT", 0))))
 
     def _fault_for(self, start: int) -> str | None:
         with self._lock:
@@ -172,6 +175,8 @@ class FakeArxiv:
             return Response(error, status=400, content_type="application/atom+xml")
         if fault == UNAVAILABLE:
             return Response("Service Unavailable", status=503, headers={"Retry-After": str(self.retry_after)})
+        if fault == ORIGIN_ERROR:
+            return Response("origin error", status=520)
         if fault == TIMEOUT:
             time.sleep(self.stall_s)
         if fault == RESET:

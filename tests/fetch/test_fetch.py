@@ -124,8 +124,8 @@ def test_default_window_resume_finishes_the_old_query_before_asking_for_new_days
     asked = [(h.args["search_query"], int(h.args["start"])) for h in arxiv.api_hits()]
     due = len(arxiv.matching(first_query))
     assert asked[: (due - 1) // 4] == [(first_query, s) for s in range(4, due, 4)]
-    # then from 2 days before the end of the finished window, up to now
-    assert asked[(due - 1) // 4:] == [("cat:cs.DC AND submittedDate:[202606080000 TO 202606110800]", 0)]
+    # then from 2 days before the end of the finished window, up to now: empty, so asked twice
+    assert asked[(due - 1) // 4:] == [("cat:cs.DC AND submittedDate:[202606080000 TO 202606110800]", 0)] * 2
     old = [i for i in stored_ids(tmp_path / "data/raw/arxiv-api") if i in {e.arxiv_id for e in arxiv.matching(first_query)}]
     assert sorted(old) == sorted(e.arxiv_id for e in arxiv.matching(first_query))
 
@@ -233,3 +233,113 @@ def test_categories_are_checked_before_anything_is_asked(tmp_path, arxiv):
 
 def test_query_name_of_the_default_window(tmp_path):
     assert query_name("cs.DC", Window(NOW.replace(hour=0), NOW)) == "cs.DC_202606100000-202606101200"
+
+
+# --- resuming when the store or the result set changed -------------------------------------------
+def test_a_set_that_shrank_between_runs_is_continued_not_stuck_and_nothing_is_lost(tmp_path, arxiv):
+    cfg = fetch_config(tmp_path, arxiv)
+    arxiv.faults[8] = [EMPTY] * 4
+    with pytest.raises(FetchError):
+        run(cfg)  # pages 0 and 4 stored
+    arxiv.entries.pop(2)  # then a paper of page 1 leaves cs.DC: every later result moves back by one
+    arxiv.hits.clear()
+    result = run(cfg)
+    top = manifest(tmp_path)
+    assert top["complete"] and len(top["split_into"]) == 1 and result.counts["queries continued"] == 1
+    rest = manifest(tmp_path, top["split_into"][0])
+    # the continuation starts at the minute of the last result held (the 8th), so it holds that one again
+    assert Window.parse(rest["window"]).start == arxiv.entries[6].submitted.replace(second=0)
+    assert rest["complete"] and rest["total_results"] == 8
+    stored = stored_ids(tmp_path / "data/raw/arxiv-api")
+    assert set(all_ids(arxiv)) <= set(stored)  # the 9th result, which moved to page 2's place, is there
+    assert run(cfg).counts["requests"] == 0  # and the next run has nothing left to finish
+
+
+def test_an_empty_first_page_is_asked_again_before_a_window_counts_as_empty(tmp_path, arxiv):
+    cfg = fetch_config(tmp_path, arxiv)
+    arxiv.faults[0] = [EMPTY]  # the quirk, on the first page: "no results at all"
+    result = run(cfg)
+    assert arxiv.starts() == [0, 0, 4, 8, 12] and result.counts["pages fetched"] == 4
+    assert stored_ids(tmp_path / "data/raw/arxiv-api") == all_ids(arxiv)
+
+
+def test_an_empty_window_does_not_move_the_default_start_on(tmp_path, arxiv):
+    cfg = fetch_config(tmp_path, arxiv)
+    fetch.run(cfg, categories=["cs.DC"], since=dt.date(2026, 6, 7), now=NOW)  # nothing after 06-05
+    assert manifest(tmp_path, "cs.DC_202606070000-202606101200")["total_results"] == 0
+    assert fetch.newest_held(cfg, "cs.DC") is None  # so the next default run still asks 8 weeks back
+
+
+def test_a_page_the_manifest_lists_but_the_disk_lacks_is_fetched_again(tmp_path, arxiv):
+    cfg = fetch_config(tmp_path, arxiv)
+    arxiv.faults[8] = [EMPTY] * 4
+    with pytest.raises(FetchError):
+        run(cfg)
+    (tmp_path / "data/raw/arxiv-api/cs.DC" / page_file(NAME, 4, 4)).unlink()  # moved aside by hand
+    arxiv.hits.clear()
+    run(cfg)
+    assert arxiv.starts() == [4, 8, 12]
+    assert [p["start"] for p in manifest(tmp_path)["pages"]] == [0, 4, 8, 12]
+    assert stored_ids(tmp_path / "data/raw/arxiv-api") == all_ids(arxiv)
+
+
+def test_a_stop_right_after_the_first_page_is_written_is_resumed_by_a_later_run(tmp_path, arxiv, monkeypatch):
+    cfg = fetch_config(tmp_path, arxiv)
+    real = fetch.write_new_file
+
+    def write_then_stop(data, path):
+        real(data, path)
+        raise KeyboardInterrupt  # power cut between storing the page and noting it
+
+    monkeypatch.setattr(fetch, "write_new_file", write_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg)
+    monkeypatch.setattr(fetch, "write_new_file", real)
+    arxiv.hits.clear()
+    # a later run whose own window differs still finds the query and finishes it first
+    fetch.run(cfg, categories=["cs.DC"], since=dt.date(2026, 6, 9), now=NOW)
+    assert [(h.args["search_query"][-30:], h.args["start"]) for h in arxiv.api_hits()][:3] == [
+        ("[202505010000 TO 202606092359]", "4"), ("[202505010000 TO 202606092359]", "8"),
+        ("[202505010000 TO 202606092359]", "12"),
+    ]
+    assert manifest(tmp_path)["complete"] and [p["start"] for p in manifest(tmp_path)["pages"]] == [0, 4, 8, 12]
+
+
+# --- splitting -----------------------------------------------------------------------------------
+def test_splitting_recurses_until_every_window_fits_with_no_gap_between_halves(tmp_path, arxiv):
+    # 60 papers, one every 7 minutes and 13 s over 7 hours, a cap of 10: several levels of halves
+    arxiv.entries = synthetic_entries(60, dt.datetime(2026, 6, 1, 0, 0, 13, tzinfo=UTC), dt.timedelta(minutes=7, seconds=13))
+    cfg = fetch_config(tmp_path, arxiv, max_results_per_query=10, delay_s=0.0)
+    result = fetch.run(cfg, categories=["cs.DC"], since=dt.date(2026, 6, 1), until=dt.date(2026, 6, 1), now=NOW)
+    folder = tmp_path / "data/raw/arxiv-api/cs.DC"
+    manifests = {m.name: json.loads(m.read_text()) for m in folder.glob(".*.json")}
+    leaves = [m for m in manifests.values() if m["split_into"] is None]
+    assert result.counts["windows split"] >= 4 and all(m["complete"] for m in manifests.values())
+    assert all(m["total_results"] <= 10 for m in leaves)
+    # the leaves tile the day: each starts at the minute the one before ends
+    spans = sorted(Window.parse(m["window"]) for m in leaves)
+    assert spans[0].start == dt.datetime(2026, 6, 1, tzinfo=UTC) and spans[-1].end == dt.datetime(2026, 6, 1, 23, 59, tzinfo=UTC)
+    assert all(a.end == b.start for a, b in zip(spans, spans[1:]))
+    assert Counter(stored_ids(folder)).keys() == set(all_ids(arxiv))
+
+
+def test_a_window_too_short_to_split_and_still_over_the_cap_is_a_clear_error(tmp_path, arxiv):
+    at = dt.datetime(2026, 6, 1, 0, 0, tzinfo=UTC)
+    arxiv.entries = synthetic_entries(11, at.replace(second=5), dt.timedelta(seconds=5))  # 11 in 00:00
+    cfg = fetch_config(tmp_path, arxiv, max_results_per_query=10, delay_s=0.0)
+    with pytest.raises(FetchError, match=r"11 results within 202606010000-20260601000[01], more than the 10 .* cannot be split further"):
+        fetch.run(cfg, categories=["cs.DC"], since=dt.date(2026, 6, 1), now=at.replace(minute=3))
+    assert not list((tmp_path / "data/raw/arxiv-api/cs.DC").glob("*.xml"))  # probes are not stored
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ({"page_size": 2001}, "page_size = 2001: must be 1 to 2,000"),
+    ({"page_size": 0}, "page_size = 0: must be 1 to 2,000"),
+    ({"max_results_per_query": 50_000}, "max_results_per_query = 50000: must be page_size to 30,000"),
+    ({"api_url": "https://export.arxiv.org/api/query", "delay_s": 1.0}, "delay_s = 1.0: arXiv asks for at most one request every 3 s"),
+    ({"retries": -1}, "retries = -1: must not be negative"),
+])
+def test_settings_that_break_arxivs_terms_or_the_paging_are_refused_before_asking(tmp_path, arxiv, setting, message):
+    with pytest.raises(FetchError, match=message):
+        run(fetch_config(tmp_path, arxiv, **setting))
+    assert arxiv.hits == [] and not (tmp_path / "data").exists()

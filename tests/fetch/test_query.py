@@ -15,6 +15,7 @@ from pipeline.fetch.query import (
     api_params,
     default_since,
     feed_file,
+    last_submitted,
     page_file,
     page_shortfall,
     parse_api_page,
@@ -119,6 +120,32 @@ def test_shortfall_rejects_empty_or_short_pages_mid_set_but_not_the_last_page():
     assert "1 of the 2 entries" in page_shortfall(short, 8, 4, 10)
     assert "starts at result 0, asked for 4" in page_shortfall(ApiPage(10, 0, ("a",) * 4), 4, 4, 10)
     assert page_shortfall(ApiPage(total=0, start_index=0, ids=()), 0, 4, None) is None  # an empty window
+
+
+def test_shortfall_takes_a_smaller_nonzero_total_at_its_word():
+    # the set shrank from 15 to 14: the last page holds the 2 left, and asking again won't give 3
+    assert page_shortfall(ApiPage(total=14, start_index=12, ids=("m", "n")), 12, 4, 15) is None
+    assert page_shortfall(ApiPage(total=10, start_index=12, ids=()), 12, 4, 15) is None
+    # but a page short of its own total is still short, and a total of 0 is still the quirk
+    assert "1 of the 2 entries due from result 12 of 14" in page_shortfall(ApiPage(14, 12, ("m",)), 12, 4, 15)
+    assert "0 of the 3 entries due from result 12 of 15" in page_shortfall(ApiPage(0, 12, ()), 12, 4, 15)
+
+
+def test_unreadable_encodings_and_negative_counts_are_broken_not_crashes():
+    with pytest.raises(BrokenResponse, match="XML unreadable: unknown encoding: x-nonsense"):
+        parse_api_page(b'<?xml version="1.0" encoding="x-nonsense"?><feed/>')
+    with pytest.raises(BrokenResponse, match="XML unreadable"):
+        parse_feed(b'<?xml version="1.0" encoding="x-nonsense"?><feed/>')
+    with pytest.raises(BrokenResponse, match="negative"):
+        parse_api_page(b"<feed><totalResults>-5</totalResults></feed>")
+
+
+def test_last_submitted_is_the_last_entrys_published_time(formats_dir):
+    body = (formats_dir / "arxiv-api-atom_cs.RO_2entries.xml").read_bytes()
+    last = parse_api_page(body).ids[-1]
+    assert last == "2510.14827v1"
+    assert last_submitted(body) == dt.datetime(2025, 10, 16, 16, 4, 1, tzinfo=UTC)  # the last entry's
+    assert last_submitted((formats_dir / "arxiv-api-atom_empty.xml").read_bytes()) is None
 
 
 # --- daily feeds ---------------------------------------------------------------------------------
