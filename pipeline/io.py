@@ -27,6 +27,15 @@ class TableError(RuntimeError):
     """A table on disk is missing, unreadable or does not match its schema."""
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _umask()
+
+
 @contextlib.contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path``, on error it goes."""
@@ -35,6 +44,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it private; the result gets normal permissions
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -124,6 +134,7 @@ def write_new_file(data: bytes, path: Path) -> bool:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
         try:
             os.link(tmp, path)
         except FileExistsError:

@@ -91,3 +91,17 @@ def test_plain_pandas_can_read_every_table(tmp_path):
     write_table(df, path, Listings)
     plain = pd.read_parquet(path)  # what a notebook user does first
     assert list(plain.loc[0, "authors"]) == ["A B"] and plain.loc[0, "title"] == "T"
+
+
+def test_written_files_get_normal_permissions_not_mkstemps_private_ones(tmp_path):
+    import os
+
+    from pipeline.io import atomic_path, write_new_file
+
+    with atomic_path(tmp_path / "a.txt") as tmp:
+        tmp.write_text("x")
+    assert write_new_file(b"y", tmp_path / "b.xml")
+    mask = os.umask(0)
+    os.umask(mask)
+    for name in ("a.txt", "b.xml"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~mask  # 0o644 under the usual umask

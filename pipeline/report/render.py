@@ -26,16 +26,16 @@ class SavedFigure:
 
 
 def save_figure(fig: Figure, folder: Path, name: str, caption: str) -> SavedFigure:
+    """Write ``figures/<name>.png`` and ``.svg``; the PNG is drawn once and also embedded in the HTML."""
     folder.mkdir(parents=True, exist_ok=True)
-    files = []
-    for ext in ("png", "svg"):
-        path = folder / f"{name}.{ext}"
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=ext, bbox_inches="tight", dpi=110 if ext == "png" else None)
-        files.append(f"figures/{name}.{ext}")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight", dpi=110)
-    return SavedFigure(name, caption, base64.b64encode(buffer.getvalue()).decode(), files)
+    png = buffer.getvalue()
+    with atomic_path(folder / f"{name}.png") as tmp:
+        tmp.write_bytes(png)
+    with atomic_path(folder / f"{name}.svg") as tmp:
+        fig.savefig(tmp, format="svg", bbox_inches="tight")
+    return SavedFigure(name, caption, base64.b64encode(png).decode(), [f"figures/{name}.png", f"figures/{name}.svg"])
 
 
 def write_text(path: Path, text: str) -> None:
