@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-OTHER = "other themes"
 _PALETTE = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79",
@@ -78,22 +77,28 @@ def category_volume(this_week: pd.Series, trailing_mean: pd.Series, *, title: st
     return fig
 
 
-def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = 8) -> Figure:
-    """Stacked area of each theme's share of the week's papers: the ``top`` themes, the rest as one band."""
-    if shares.empty or shares.to_numpy().sum() == 0:
+TOP_SHARE = 10  # themes stacked in the share-by-week chart
+
+
+def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SHARE) -> Figure:
+    """Stacked area of the ``top`` themes' shares of each week's papers (largest first, at the bottom).
+
+    The rest (other themes, unassigned papers) is left out rather than drawn as one band: with dozens
+    of themes that band would fill most of the chart and squash the themes it is about. A week
+    without papers (NaN) is drawn as a gap."""
+    if shares.empty or np.nansum(shares.to_numpy()) == 0:
         return message("No papers in the weeks shown.")
     themes = [t for t in shares.mean().sort_values(ascending=False).index if t != -1][:top]
-    rest = shares.drop(columns=themes).sum(axis=1)
     weeks = list(shares.index)
     fig = _figure(9, 4.2)
     ax = fig.add_subplot()
     x = np.arange(len(weeks))
-    ax.stackplot(x, *[shares[t] * 100 for t in themes], rest * 100,
-                 colors=[theme_color(t) for t in themes] + [GREY], alpha=0.9,
-                 labels=[_short(labels.get(t, str(t))) for t in themes] + [OTHER])
+    ax.stackplot(x, *[shares[t].to_numpy() * 100 for t in themes], colors=[theme_color(t) for t in themes],
+                 alpha=0.9, labels=[_short(labels.get(t, str(t))) for t in themes])
     ax.set_xlim(0, max(len(weeks) - 1, 1))
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("share of the week's papers (%)")
+    ax.set_ylim(bottom=0)
+    named = len([t for t in shares.columns if t != -1])
+    ax.set_ylabel(f"share of the week's papers (%),\n{len(themes)} largest of {named} themes", fontsize=9)
     _week_ticks(ax, weeks)
     ax.set_title(title, loc="left", fontsize=11)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8, reverse=True)

@@ -53,23 +53,30 @@ def week_range(end_week_start: pd.Timestamp, weeks: int) -> list[pd.Timestamp]:
     return [end_week_start - pd.Timedelta(weeks=w) for w in range(weeks, 0, -1)]
 
 
+def trailing_weeks(before: pd.DataFrame) -> int:
+    """How many of the trailing weeks hold papers (at least 1): a week with none is a gap in the
+    listings (before the corpus starts, say), not a week in which every theme had zero papers."""
+    return max(1, int((before.to_numpy().sum(axis=1) > 0).sum()))
+
+
 def trends(counts: pd.DataFrame, week: pd.Timestamp, first_seen: pd.Series, cfg: TrendConfig = TrendConfig()) -> pd.DataFrame:
     """Per theme: this week's count and share, the trailing window's, the change, p and q values,
     and a status (rising, falling, new, quiet, steady).
 
     ``counts``: papers per week (index: Monday) and theme (columns; -1 = unassigned, counted in the
-    week's volume but not tested). ``first_seen``: each theme's first week (Monday)."""
+    week's volume but not tested). Trailing means are over the trailing weeks that hold papers. ``first_seen``: each theme's first week (Monday)."""
     window = week_range(week, cfg.window)
     this = counts.loc[week] if week in counts.index else pd.Series(0, index=counts.columns)
     before = counts.reindex(window, fill_value=0)
     n, n0 = int(this.sum()), int(before.values.sum())
+    covered = trailing_weeks(before)
     themes = [t for t in counts.columns if t != -1]
     rows = []
     for t in themes:
         k, k0 = int(this.get(t, 0)), int(before[t].sum())
         rows.append({
             "topic": t, "count": k, "share": k / n if n else 0.0,
-            "trailing_mean": k0 / cfg.window, "trailing_share": k0 / n0 if n0 else 0.0,
+            "trailing_mean": k0 / covered, "trailing_share": k0 / n0 if n0 else 0.0,
             "p_value": rate_test(k, n, k0, n0),
         })
     table = pd.DataFrame(rows, columns=["topic", "count", "share", "trailing_mean", "trailing_share", "p_value"])

@@ -19,7 +19,7 @@ from pipeline.report.data import (
     week_label,
     weekly_topic_counts,
 )
-from pipeline.report.trends import TrendConfig, trends, week_range
+from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
 from pipeline.schemas import Papers
 
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
@@ -36,6 +36,7 @@ class WeeklyReport:
     cfg: TrendConfig
     primary_only: bool
     trailing_papers: int
+    trailing_weeks: int  # of the cfg.window weeks before, those that hold papers
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
 
     @property
@@ -46,6 +47,13 @@ class WeeklyReport:
     def sunday(self) -> pd.Timestamp:
         return self.monday + pd.Timedelta(days=6)
 
+    @property
+    def trailing_text(self) -> str:
+        weeks = f"the {self.cfg.window} ISO weeks before {self.week}"
+        if self.trailing_weeks < self.cfg.window:
+            weeks += f" that hold papers ({self.trailing_weeks})"
+        return weeks
+
     def by_status(self, status: str) -> pd.DataFrame:
         return self.trend[self.trend["status"] == status]
 
@@ -54,28 +62,35 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
           history: int = 12) -> WeeklyReport:
     labels = corpus.labels
     window = week_range(monday, cfg.window)
-    shown = week_range(monday, max(history, cfg.window) - 1) + [monday]
-    counts = weekly_topic_counts(corpus, shown)
     papers = corpus.papers
+    start = papers[Papers.week_start].min() if not papers.empty else monday
+    # weeks before the listings begin are left out of the charts, not drawn as weeks without papers
+    shown = [m for m in week_range(monday, max(history, cfg.window) - 1) if m >= start] + [monday]
+    counts = weekly_topic_counts(corpus, shown)
     this = papers[papers[Papers.week_start] == monday]
     before = papers[papers[Papers.week_start].isin(window)]
     first_seen = papers[papers["topic"] >= 0].groupby("topic")[Papers.week_start].min()
     table = trends(counts, monday, first_seen, cfg)
+    covered = trailing_weeks(weekly_topic_counts(corpus, window))
     cats = pd.DataFrame({
         "this week": category_counts(this, primary_only=primary_only),
-        "trailing mean": category_counts(before, primary_only=primary_only) / cfg.window,
+        "trailing mean": category_counts(before, primary_only=primary_only) / covered,
     }).fillna(0).sort_values("this week", ascending=False)
-    report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before))
+    report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before),
+                          covered)
     counting = "primary category only" if primary_only else "every category a paper is listed in"
-    note = f"Counts use {counting}; the trailing mean covers the {cfg.window} ISO weeks before {report.week}."
+    note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
     report.figures["categories"] = (plots.category_volume(
         cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
-        f"Papers per arXiv category in {report.week} against the weekly mean of the {cfg.window} weeks before. {note}")
-    shares = counts.div(counts.sum(axis=1).where(counts.sum(axis=1) > 0, 1), axis=0)
+        f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}. {note}")
+    totals = counts.sum(axis=1)
+    shares = counts.div(totals.where(totals > 0), axis=0)  # a week without papers has no shares (a gap)
     shares.index = [week_label(m) for m in shares.index]
+    named = len([t for t in counts.columns if t != -1])
     report.figures["share_by_week"] = (plots.share_by_week(
         shares, labels, title=f"Theme share by week, {shares.index[0]} to {report.week}"),
-        "Each theme's share of the week's papers (largest 8 themes; the rest as one band, unassigned papers included).")
+        f"Share of each week's papers held by the {min(plots.TOP_SHARE, named)} largest of the {named} themes, "
+        "stacked; the other themes and unassigned papers make up the rest of each week.")
     movers = report.trend[report.trend["status"].isin(["rising", "falling"])]["topic"].tolist()
     report.figures["movers"] = (plots.theme_series(
         shares, movers[:9], labels, title="Rising and falling themes: weekly share"),
@@ -100,7 +115,7 @@ pick another week with <code>--week</code>.</p>
 <h2>The week in numbers</h2>
 <div class="numbers">
  <div><b>{{ r.papers|length }}</b>new papers</div>
- <div><b>{{ '%.0f'|format(r.trailing_papers / r.cfg.window) }}</b>weekly mean, previous {{ r.cfg.window }} weeks</div>
+ <div><b>{{ '%.0f'|format(r.trailing_papers / r.trailing_weeks) }}</b>weekly mean, previous {{ r.trailing_weeks }} weeks</div>
  <div><b>{{ r.by_status('rising')|length }}</b>rising themes</div>
  <div><b>{{ r.by_status('falling')|length }}</b>falling themes</div>
  <div><b>{{ r.by_status('new')|length }}</b>new themes</div>
@@ -152,8 +167,8 @@ def to_markdown(r: WeeklyReport) -> str:
              f"{r.monday:%a %d %b %Y} – {r.sunday:%a %d %b %Y} (ISO week, UTC)", ""]
     if r.empty:
         lines += [f"**No papers were published in {r.week}.**", ""]
-    mean = r.trailing_papers / r.cfg.window
-    lines += ["## The week in numbers", "", f"- {len(r.papers)} new papers (weekly mean of the {r.cfg.window} weeks before: {mean:.0f})"]
+    mean = r.trailing_papers / r.trailing_weeks
+    lines += ["## The week in numbers", "", f"- {len(r.papers)} new papers (weekly mean of {r.trailing_text}: {mean:.0f})"]
     for status, title in (("rising", "rising"), ("falling", "falling"), ("new", "new"), ("quiet", "went quiet")):
         names = ", ".join(esc(r.labels[t]) for t in r.by_status(status)["topic"])
         lines.append(f"- {len(r.by_status(status))} {title}{': ' + names if names else ''}")

@@ -58,3 +58,12 @@ def test_empty_week():
     first = pd.Series({0: PAST[0]})
     table = trends(counts({0: 0}, {0: 10}), WEEK + pd.Timedelta(weeks=5), first, TrendConfig(window=8))
     assert table.loc[0, "count"] == 0 and table.loc[0, "share"] == 0.0
+
+
+def test_trailing_mean_counts_only_weeks_that_hold_papers():
+    first = pd.Series({0: PAST[-2], 1: PAST[-2]})
+    table = counts({0: 30, 1: 70}, {0: 30, 1: 70})
+    table.loc[PAST[:-2]] = 0  # the listings begin two weeks before this one
+    result = trends(table, WEEK, first).set_index("topic")
+    assert result.loc[0, "trailing_mean"] == 30 and result.loc[1, "trailing_mean"] == 70
+    assert result.loc[0, "status"] == "steady"
