@@ -78,6 +78,7 @@ def category_volume(this_week: pd.Series, trailing_mean: pd.Series, *, title: st
 
 
 TOP_SHARE = 10  # themes stacked in the share-by-week chart
+TOP_SPARKLINES = 30  # themes with a sparkline in the survey
 
 
 def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SHARE) -> Figure:
@@ -158,18 +159,29 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     fig = _figure(10, 8)
     ax = fig.add_subplot()
     colors = [theme_color(int(t)) for t in topics]
-    ax.scatter(xy[:, 0], xy[:, 1], s=max(1.5, 12000 / max(len(xy), 1) ** 1.1), c=colors, alpha=0.55, linewidths=0)
+    ax.scatter(xy[:, 0], xy[:, 1], s=max(1.5, 12000 / max(len(xy), 1) ** 1.1), c=colors, alpha=0.55, linewidths=0,
+               rasterized=True)  # tens of thousands of dots: a raster layer even in the SVG
     sizes = pd.Series(topics).value_counts()
     named = [int(t) for t in sizes.index if t != -1][:max_labels]
     centres = np.array([np.median(xy[topics == t], axis=0) for t in named]) if named else np.zeros((0, 2))
-    positions = _spread(centres, xy)
-    for t, (cx, cy), (lx, ly) in zip(named, centres, positions):
+    texts = ["\n".join(textwrap.wrap(labels.get(t, str(t)), 18)) for t in named]
+    # box sizes as a share of the axes (about 9 x 7.2 inches): 8-point bold, 0.2 padding
+    boxes = np.array([[(max(map(len, text.splitlines())) * 5.3 + 6) / 650, (text.count("\n") + 1) * 11.5 / 520 + 0.012]
+                      for text in texts]).reshape(-1, 2)
+    # frame the themes, not the few stray papers far out: 0.5-99.5 percentiles plus a margin
+    low, high = np.percentile(xy, [0.5, 99.5], axis=0)
+    margin = 0.06 * np.where(high > low, high - low, 1)
+    frame = np.array([low - margin, high + margin])
+    positions = _spread(centres, frame, boxes)
+    for t, text, (cx, cy), (lx, ly) in zip(named, texts, centres, positions):
         ax.annotate(
-            "\n".join(textwrap.wrap(labels.get(t, str(t)), 18)), (cx, cy), (lx, ly), fontsize=8, ha="center",
+            text, (cx, cy), (lx, ly), fontsize=8, ha="center",
             va="center", color="#222222", fontweight="bold",
             bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": theme_color(t), "alpha": 0.85, "lw": 1},
             arrowprops={"arrowstyle": "-", "color": "#777777", "lw": 0.6} if (lx, ly) != (cx, cy) else None,
         )
+    ax.set_xlim(frame[0, 0], frame[1, 0])
+    ax.set_ylim(frame[0, 1], frame[1, 1])
     ax.set_xticks([])
     ax.set_yticks([])
     for side in ax.spines.values():
@@ -178,31 +190,38 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     return fig
 
 
-def _spread(centres: np.ndarray, xy: np.ndarray, iterations: int = 200) -> np.ndarray:
-    """Push label positions apart (in data units scaled to the plot) so boxes do not overlap."""
+def _spread(centres: np.ndarray, xy: np.ndarray, boxes: np.ndarray | None = None, iterations: int = 400) -> np.ndarray:
+    """Move label positions apart so their boxes do not overlap, each staying near its theme.
+
+    ``boxes``: each label's width and height as a share of the plot (default: all alike). Positions
+    are in the plot's unit square during the search; overlapping pairs are pushed apart along the
+    axis where they overlap least, and a label drifts back towards its theme only while it is clear."""
     if len(centres) < 2:
         return centres.copy()
     span = np.ptp(xy, axis=0)
     span[span == 0] = 1
     pos = (centres - xy.min(axis=0)) / span
     anchor = pos.copy()
-    gap = np.array([0.11, 0.045])  # a label box, as a share of the plot's width and height
+    boxes = np.tile([0.11, 0.045], (len(pos), 1)) if boxes is None else np.asarray(boxes, dtype=float)
     for _ in range(iterations):
-        moved = False
-        for i in range(len(pos)):
-            delta = pos[i] - pos
-            overlap = (np.abs(delta) < gap).all(axis=1)
-            overlap[i] = False
-            if overlap.any():
-                push = delta[overlap].sum(axis=0)
-                if not push.any():
-                    push = np.array([0.0, 1.0])
-                pos[i] += 0.01 * push / (np.linalg.norm(push) + 1e-9)
-                moved = True
-        pos += 0.02 * (anchor - pos)
-        if not moved:
+        delta = pos[:, None, :] - pos[None, :, :]
+        need = (boxes[:, None, :] + boxes[None, :, :]) / 2 + 0.004
+        overlap = need - np.abs(delta)
+        hit = (overlap > 0).all(axis=2)
+        np.fill_diagonal(hit, False)
+        if not hit.any():
             break
-    pos = pos.clip(0.03, 0.97)
+        # push each overlapping pair apart along its shallower axis, half the overlap each
+        axis = np.argmin(np.where(hit[..., None], overlap, np.inf), axis=2)
+        sign = np.sign(delta)
+        sign[sign == 0] = 1
+        push = np.zeros_like(pos)
+        for dim in (0, 1):
+            amount = np.where(hit & (axis == dim), overlap[..., dim] * sign[..., dim] / 2, 0.0)
+            push[:, dim] = amount.sum(axis=1)
+        clear = ~hit.any(axis=1)
+        pos += 0.6 * push + 0.05 * (anchor - pos) * clear[:, None]
+        pos = pos.clip(boxes / 2, 1 - boxes / 2)
     return pos * span + xy.min(axis=0)
 
 
@@ -242,7 +261,7 @@ def hierarchy(centroids: np.ndarray, topics: list[int], labels: dict[int, str], 
     return fig
 
 
-def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = 30) -> Figure:
+def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SPARKLINES) -> Figure:
     """One tiny weekly line per theme (papers per week), largest themes first."""
     themes = [t for t in counts.sum().sort_values(ascending=False).index if t != -1][:top]
     if not themes:

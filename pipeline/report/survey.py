@@ -35,7 +35,7 @@ def landmark_layout(embeddings: np.ndarray, topics: np.ndarray, centroids: dict[
         c = np.stack([centroids[t] for t in ids])
         distance = np.clip(1 - c @ c.T, 0, 2)
         np.fill_diagonal(distance, 0)
-        places = MDS(n_components=2, dissimilarity="precomputed", random_state=seed, n_init=1,
+        places = MDS(n_components=2, metric="precomputed", init="random", random_state=seed, n_init=1,
                      normalized_stress="auto").fit_transform(distance)
     spacing = np.median(np.linalg.norm(places[:, None] - places[None], axis=2)[np.triu_indices(len(ids), 1)]) if len(ids) > 1 else 1.0
     sizes = np.array([(topics == t).sum() for t in ids], dtype=float)
@@ -56,6 +56,9 @@ def landmark_layout(embeddings: np.ndarray, topics: np.ndarray, centroids: dict[
         near = np.argmax(embeddings[unassigned] @ np.stack([centroids[t] for t in ids]).T, axis=1)
         xy[unassigned] = places[near] + rng.normal(scale=0.25 * spacing, size=(len(unassigned), 2))
     return xy
+
+
+MAP_LABELS = 60  # themes named on the map, largest first
 
 
 @dataclass
@@ -103,9 +106,12 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     span = f"{since:%Y-%m-%d} to {until:%Y-%m-%d}"
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     xy = landmark_layout(emb, topics, centroids)
-    survey.figures["map"] = (plots.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers"),
-                             "Every paper, coloured by theme; themes close in meaning are close on the map.")
-    survey.figures["sizes"] = (plots.sizes(sizes, labels, title="Themes by size"), "Papers per theme in the period.")
+    survey.figures["map"] = (plots.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers",
+                                             max_labels=MAP_LABELS),
+                             "Every paper, coloured by theme; themes close in meaning are close on the map"
+                             + (f"; the {MAP_LABELS} largest of the {len(sizes)} themes are named." if len(sizes) > MAP_LABELS else "."))
+    survey.figures["sizes"] = (plots.sizes(sizes, labels, title="Themes by size", top=plots.TOP_SPARKLINES), "Papers per theme in the period"
+                              + (f" (the {plots.TOP_SPARKLINES} largest of {len(sizes)})." if len(sizes) > plots.TOP_SPARKLINES else "."))
     present = [t for t in sorted(centroids) if t in sizes.index]
     survey.figures["hierarchy"] = (plots.hierarchy(np.stack([centroids[t] for t in present]) if present else np.zeros((0, 1)),
                                                    present, labels, title="Which themes are close"),
@@ -113,7 +119,8 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     if not counts.empty:
         counts.index = [week_label(m) for m in counts.index]
     survey.figures["sparklines"] = (plots.sparklines(counts, labels, title="Papers per week, by theme"),
-                                    f"Weekly papers per theme, {span}; the number is the total.")
+                                    f"Weekly papers per theme, {span}; the number is the total"
+                                    + (f"; the {plots.TOP_SPARKLINES} largest of the {len(sizes)} themes." if len(sizes) > plots.TOP_SPARKLINES else "."))
     survey.figures["categories"] = (plots.heatmap(theme_by_category(period, primary_only=primary_only), labels,
                                                   title="Themes by arXiv category", note=f"Counts use {counting}."),
                                     f"Papers of each theme in each arXiv category ({counting}).")

@@ -80,7 +80,10 @@ def trends(counts: pd.DataFrame, week: pd.Timestamp, first_seen: pd.Series, cfg:
             "p_value": rate_test(k, n, k0, n0),
         })
     table = pd.DataFrame(rows, columns=["topic", "count", "share", "trailing_mean", "trailing_share", "p_value"])
-    table["change"] = table["count"] - table["trailing_mean"]
+    # papers above (+) or below (-) what the theme's trailing share predicts for this week's volume,
+    # so the sign agrees with rising/falling even in an unusually busy or quiet week
+    table["expected"] = table["trailing_share"] * n
+    table["change"] = table["count"] - table["expected"]
     table["share_ratio"] = np.where(table["trailing_share"] > 0, table["share"] / table["trailing_share"].where(
         table["trailing_share"] > 0, 1), np.inf)
     table["q_value"] = benjamini_hochberg(table["p_value"].to_numpy())

@@ -82,7 +82,7 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
     report.figures["categories"] = (plots.category_volume(
         cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
-        f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}. {note}")
+        f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}.")
     totals = counts.sum(axis=1)
     shares = counts.div(totals.where(totals > 0), axis=0)  # a week without papers has no shares (a gap)
     shares.index = [week_label(m) for m in shares.index]
@@ -140,7 +140,7 @@ normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 {% set f = figures['movers'] %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
 <h2>Themes this week</h2>
 <table><thead><tr><th>#</th><th>theme</th><th class="n">papers</th><th class="n">share</th>
-<th class="n">weekly mean before</th><th class="n">change</th><th>status</th></tr></thead><tbody>
+<th class="n">weekly mean before</th><th class="n" title="papers above or below what the theme's earlier share predicts for this week's volume">vs expected</th><th>status</th></tr></thead><tbody>
 {% for row in r.trend[r.trend['count'] > 0].itertuples() %}
 <tr><td class="n">{{ loop.index }}</td><td><span class="swatch" style="background: {{ color(row.topic) }}"></span>{{ r.labels[row.topic] }}
 <details><summary>{{ row.count }} paper{{ 's' if row.count != 1 }}</summary><ul>
@@ -149,7 +149,9 @@ normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 <td class="n">{{ row.count }}</td><td class="n">{{ row.share|pct }}</td><td class="n">{{ '%.1f'|format(row.trailing_mean) }}</td>
 <td class="n">{{ row.change|signed }}</td><td class="status-{{ row.status }}">{{ status_text[row.status] }}</td></tr>
 {% endfor %}</tbody></table>
-{% if unassigned|length %}<p class="note">{{ unassigned|length }} paper(s) this week belong to no theme.</p>{% endif %}
+<p class="note">vs expected: papers above (+) or below (−) what the theme's share over the weeks before predicts
+for this week's {{ r.papers|length }} papers.{% if unassigned|length == 1 %} 1 paper this week belongs to no theme.{% elif unassigned|length %}
+{{ unassigned|length }} papers this week belong to no theme.{% endif %}</p>
 {% endif %}
 <h2>Charts</h2>
 {% for key in ['share_by_week', 'heatmap'] %}{% set f = figures[key] %}
