@@ -12,6 +12,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from pipeline.io import atomic_path
@@ -33,7 +34,8 @@ def save_figure(fig: Figure, folder: Path, name: str, caption: str) -> SavedFigu
     png = buffer.getvalue()
     with atomic_path(folder / f"{name}.png") as tmp:
         tmp.write_bytes(png)
-    with atomic_path(folder / f"{name}.svg") as tmp:
+    # text stays text in the SVG (searchable, small, and several times faster than glyph outlines)
+    with atomic_path(folder / f"{name}.svg") as tmp, rc_context({"svg.fonttype": "none"}):
         fig.savefig(tmp, format="svg", bbox_inches="tight")
     return SavedFigure(name, caption, base64.b64encode(png).decode(), [f"figures/{name}.png", f"figures/{name}.svg"])
 
