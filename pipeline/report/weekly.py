@@ -97,8 +97,8 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
         "Weekly share of each theme found rising or falling this week; the dot is this week.")
     matrix = theme_by_category(this, primary_only=primary_only)
     report.figures["heatmap"] = (plots.heatmap(
-        matrix, labels, title=f"Themes by arXiv category, {report.week}", note=note),
-        f"Papers of each theme in each arXiv category this week. {note}")
+        matrix, labels, title=f"Themes by arXiv category, {report.week}", note=f"Counts use {counting}."),
+        f"Papers of each theme in each arXiv category this week (counts use {counting}).")
     return report
 
 
@@ -134,7 +134,7 @@ normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 <h3>{{ title }} ({{ rows|length }})</h3>
 {% if rows|length %}<ul>{% for row in rows.itertuples() %}
 <li><span class="swatch" style="background: {{ color(row.topic) }}"></span><b>{{ r.labels[row.topic] }}</b>:
-{{ row.count }} papers ({{ row.share|pct }}) against {{ row.trailing_share|pct }} before{% if status in ('rising', 'falling') %}, q = {{ '%.3g'|format(row.q_value) }}{% endif %}</li>
+{{ row.count }} papers ({{ row.share|pct }}) against {{ row.trailing_share|pct }} before ({{ '%.1f'|format(row.expected) }} expected){% if status in ('rising', 'falling') %}, q = {{ '%.3g'|format(row.q_value) }}{% elif status == 'quiet' %}, q = {{ '%.2g'|format(row.q_value) }}{% if row.q_value >= r.cfg.alpha %} (could be chance){% endif %}{% endif %}</li>
 {% endfor %}</ul>{% else %}<p class="note">None.</p>{% endif %}
 {% endfor %}
 {% set f = figures['movers'] %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
