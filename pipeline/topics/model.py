@@ -408,6 +408,11 @@ def _surface_form(phrase: str, texts: list[str]) -> tuple[str, int]:
     return (best[0].upper() + best[1:] if best[:1].islower() else best), papers
 
 
+def _singular(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _extend(phrase: str, texts: list[str], stop: frozenset[str], max_words: int = 4) -> str:
     """Grow a phrase by the word that usually follows (or precedes) it in the theme's papers:
     "LiDAR point" becomes "LiDAR point clouds" when most of its occurrences continue that way."""
@@ -419,10 +424,10 @@ def _extend(phrase: str, texts: list[str], stop: frozenset[str], max_words: int 
         before = [m.group(1) for m in re.finditer(r"\b([A-Za-z][\w-]*)[\s-]+" + body + r"\b", joined, re.IGNORECASE)]
         options = []
         for side, found in (("after", after), ("before", before)):
-            counts = Counter(w.lower() for w in found)
-            for word, n in counts.most_common(1):
-                if word not in stop and len(word) > 1:
-                    written = Counter(w for w in found if w.lower() == word).most_common(1)[0][0]
+            counts = Counter(_singular(w) for w in found)  # "vehicle" and "vehicles" count together
+            for key, n in counts.most_common(1):
+                written = Counter(w for w in found if _singular(w) == key).most_common(1)[0][0]
+                if written.lower() not in stop and len(written) > 1:
                     options.append((n, written, side))
         if not options or hits == 0:
             break

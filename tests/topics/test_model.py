@@ -139,3 +139,10 @@ def test_labels_are_sentence_case_but_keep_names_and_acronyms():
     assert _sentence_case("Class-Incremental Learning", texts) == "Class-incremental learning"
     assert _sentence_case("LiDAR point clouds", texts) == "LiDAR point clouds"
     assert _sentence_case("KV cache", texts) == "KV cache"
+
+
+def test_labels_grow_by_a_word_written_in_singular_and_plural():
+    docs = ["Tracking from unmanned aerial vehicles.", "An unmanned aerial vehicle dataset.",
+            "Unmanned aerial vehicles at night.", "Swarms of unmanned aerial vehicles."]
+    labels = make_labels({0: [("unmanned aerial", 1.0)]}, {0: 4}, docs, np.zeros(4, int))
+    assert labels == {0: "Unmanned aerial vehicles"}
