@@ -122,8 +122,11 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
          abstract_len.map("{:,} characters".format))
     mark(abstract_len > cfg.max_abstract_chars, "abstract too long",
          abstract_len.map(lambda n: f"{n:,} characters (limit {cfg.max_abstract_chars:,})"))
-    mark(raw_date.isna(), "no date")
-    mark(df["_date"].isna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
+    # an undated record (a daily feed's replacement notice) joins its paper if a dated, sound record
+    # of the same arXiv id is held; only then can the paper be placed in a week
+    dated = set(df.loc[reason.isna() & df["_date"].notna() & df["_base_id"].notna(), "_base_id"])
+    mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date")
+    mark(df["_date"].isna() & raw_date.notna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
     return reason, detail
 
 

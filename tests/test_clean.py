@@ -244,3 +244,20 @@ def test_empty_listings():
     df = listings(dict(error="empty file (no records)"))
     result = clean_listings(df, CFG)
     assert result.papers.empty and len(result.quarantine) == 1
+
+
+def test_an_undated_replacement_joins_its_dated_paper_and_is_quarantined_without_one():
+    df = listings(
+        dict(arxiv_id="2501.00010v1", title="Paper", abstract=ABSTRACT, published="2025-01-01T10:00:00Z"),
+        dict(arxiv_id="2501.00010v2", title="Paper, revised", abstract=ABSTRACT, updated="2025-02-03T00:00:00-05:00"),
+        dict(arxiv_id="2501.00020v2", title="Never listed here", abstract=ABSTRACT, updated="2025-02-03T00:00:00-05:00"),
+        dict(arxiv_id="2501.00030v1", title="Undated twin", abstract=ABSTRACT),
+        dict(arxiv_id="2501.00030v2", title="Its only dated record is bad", abstract="  ", published="2025-01-01"),
+    )
+    result = clean_listings(df, CFG)
+    paper = by_id(result).loc["2501.00010"]
+    # the revision's text wins; the paper keeps the submission date of its dated listing
+    assert paper["title"] == "Paper, revised" and paper["published"] == pd.Timestamp("2025-01-01T10:00:00Z")
+    assert result.duplicates["arxiv_id"].tolist() == ["2501.00010v1"]
+    reasons = dict(zip(result.quarantine["arxiv_id"], result.quarantine["reason"]))
+    assert reasons == {"2501.00020v2": "no date", "2501.00030v1": "no date", "2501.00030v2": "no abstract"}

@@ -9,7 +9,9 @@ ids ``oai:arXiv.org:2501.01234v1``, the summary prefixed ``arXiv:2501.01234v1 An
 Abstract:``, authors in one comma-separated ``<dc:creator>``, ``<published>`` the announcement day
 (not the submission day) and ``<arxiv:announce_type>`` new, cross, replace or replace-cross. A new
 or cross-listed paper is dated by its announcement; a replacement's announcement says nothing about
-when the paper was submitted, so its record carries no date (and a warning saying why).
+when the paper was submitted, so it becomes the record's ``updated`` date only (with a warning):
+clean merges it into the paper when a dated listing of the paper is held, and quarantines it
+("no date") when none is.
 """
 
 from __future__ import annotations
@@ -136,13 +138,13 @@ def _feed_entry_record(
     """An entry of a daily feed of rss.arxiv.org (see the module's docstring)."""
     announce_type = (first("announce_type") or "").lower()
     announced = first("published")
-    warnings = []
+    updated, warnings = None, []
     if announce_type not in _DATED_BY_ANNOUNCEMENT:
         warnings.append(
             f"feed entry announced as {announce_type or 'unknown'!r} on {announced}: the feed gives no "
-            "submission date for it, so the record carries no date"
+            "submission date for it; it joins the paper if a dated listing of it is held, else quarantine"
         )
-        announced = None
+        updated, announced = announced, None
     abstract = first("summary")
     links = {link.get("rel"): link.get("href") for link in children.get("link", [])}
     return record(
@@ -153,6 +155,7 @@ def _feed_entry_record(
         authors=[name.strip() for name in (first("creator") or "").split(",") if name.strip()],
         categories=[c.get("term") for c in children.get("category", []) if c.get("term")],
         announced=announced,
+        updated=updated,
         journal_ref=first("journal_reference") or first("journal_ref"),
         doi=first("DOI") or first("doi"),
         url=links.get("alternate"),

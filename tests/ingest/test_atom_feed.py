@@ -33,12 +33,13 @@ def test_feed_entries_give_ids_authors_and_the_abstract_without_its_prefix():
     assert not any("Announce Type" in r["abstract"] or r["abstract"].startswith("arXiv:") for r in records)
     assert records[2]["categories"] == ["cs.DC", "cs.NI"] and records[2]["primary_category"] is None
     assert records[0]["url"] == "https://arxiv.org/abs/2606.06910"
-    assert all(r["error"] is None and r["published"] is None and r["updated"] is None for r in records)
+    assert all(r["error"] is None and r["published"] is None for r in records)
 
 
-def test_new_and_cross_are_dated_by_announcement_a_replacement_not_at_all():
+def test_new_and_cross_are_dated_by_announcement_a_replacement_only_as_an_update():
     records = _records()
     assert [r["announced"] for r in records] == ["2026-06-08T00:00:00-04:00"] * 3 + [None]
+    assert [r["updated"] for r in records] == [None] * 3 + ["2026-06-08T00:00:00-04:00"]
     assert [r["warnings"] for r in records[:3]] == [[], [], []]
     assert "announced as 'replace' on 2026-06-08T00:00:00-04:00" in records[3]["warnings"][0]
 
