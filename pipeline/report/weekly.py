@@ -71,7 +71,7 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     before = papers[papers[Papers.week_start].isin(window)]
     first_seen = papers[papers["topic"] >= 0].groupby("topic")[Papers.week_start].min()
     table = trends(counts, monday, first_seen, cfg)
-    covered = trailing_weeks(weekly_topic_counts(corpus, window))
+    covered = trailing_weeks(counts.reindex(window, fill_value=0))
     cats = pd.DataFrame({
         "this week": category_counts(this, primary_only=primary_only),
         "trailing mean": category_counts(before, primary_only=primary_only) / covered,
