@@ -78,7 +78,7 @@ def category_volume(this_week: pd.Series, trailing_mean: pd.Series, *, title: st
 
 
 TOP_SHARE = 10  # themes stacked in the share-by-week chart
-TOP_SPARKLINES = 30  # themes with a sparkline in the survey
+TOP_THEMES = 30  # themes in the survey's size bars and sparklines
 
 
 def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SHARE) -> Figure:
@@ -225,7 +225,7 @@ def _spread(centres: np.ndarray, xy: np.ndarray, boxes: np.ndarray | None = None
     return pos * span + xy.min(axis=0)
 
 
-def sizes(sizes_: pd.Series, labels: dict[int, str], *, title: str, top: int = 30) -> Figure:
+def sizes(sizes_: pd.Series, labels: dict[int, str], *, title: str, top: int = TOP_THEMES) -> Figure:
     """Horizontal bars of theme sizes, largest first."""
     if sizes_.empty:
         return message("No themes.")
@@ -261,7 +261,7 @@ def hierarchy(centroids: np.ndarray, topics: list[int], labels: dict[int, str], 
     return fig
 
 
-def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SPARKLINES) -> Figure:
+def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_THEMES) -> Figure:
     """One tiny weekly line per theme (papers per week), largest themes first."""
     themes = [t for t in counts.sum().sort_values(ascending=False).index if t != -1][:top]
     if not themes:

@@ -61,6 +61,11 @@ def landmark_layout(embeddings: np.ndarray, topics: np.ndarray, centroids: dict[
 MAP_LABELS = 60  # themes named on the map, largest first
 
 
+def _largest(shown: int, total: int, verb: str = "") -> str:
+    """The end of a caption: which themes a figure leaves out, if any."""
+    return f"; the {shown} largest of the {total} themes{verb}." if total > shown else "."
+
+
 @dataclass
 class Survey:
     since: pd.Timestamp
@@ -109,9 +114,9 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     survey.figures["map"] = (plots.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers",
                                              max_labels=MAP_LABELS),
                              "Every paper, coloured by theme; themes close in meaning are close on the map"
-                             + (f"; the {MAP_LABELS} largest of the {len(sizes)} themes are named." if len(sizes) > MAP_LABELS else "."))
-    survey.figures["sizes"] = (plots.sizes(sizes, labels, title="Themes by size", top=plots.TOP_SPARKLINES), "Papers per theme in the period"
-                              + (f" (the {plots.TOP_SPARKLINES} largest of {len(sizes)})." if len(sizes) > plots.TOP_SPARKLINES else "."))
+                             + _largest(MAP_LABELS, len(sizes), " are named"))
+    survey.figures["sizes"] = (plots.sizes(sizes, labels, title="Themes by size"),
+                               "Papers per theme in the period" + _largest(plots.TOP_THEMES, len(sizes)))
     present = [t for t in sorted(centroids) if t in sizes.index]
     survey.figures["hierarchy"] = (plots.hierarchy(np.stack([centroids[t] for t in present]) if present else np.zeros((0, 1)),
                                                    present, labels, title="Which themes are close"),
@@ -120,7 +125,7 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
         counts.index = [week_label(m) for m in counts.index]
     survey.figures["sparklines"] = (plots.sparklines(counts, labels, title="Papers per week, by theme"),
                                     f"Weekly papers per theme, {span}; the number is the total"
-                                    + (f"; the {plots.TOP_SPARKLINES} largest of the {len(sizes)} themes." if len(sizes) > plots.TOP_SPARKLINES else "."))
+                                    + _largest(plots.TOP_THEMES, len(sizes)))
     survey.figures["categories"] = (plots.heatmap(theme_by_category(period, primary_only=primary_only), labels,
                                                   title="Themes by arXiv category", note=f"Counts use {counting}."),
                                     f"Papers of each theme in each arXiv category ({counting}).")

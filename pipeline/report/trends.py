@@ -94,8 +94,6 @@ def trends(counts: pd.DataFrame, week: pd.Timestamp, first_seen: pd.Series, cfg:
     # so the sign agrees with rising/falling even in an unusually busy or quiet week
     table["expected"] = table["trailing_share"] * n
     table["change"] = table["count"] - table["expected"]
-    table["share_ratio"] = np.where(table["trailing_share"] > 0, table["share"] / table["trailing_share"].where(
-        table["trailing_share"] > 0, 1), np.inf)
     table["q_value"] = benjamini_hochberg(table["p_value"].to_numpy())
     born = table["topic"].map(lambda t: first_seen.get(t) == week).astype(bool)
     significant = table["q_value"] < cfg.alpha
