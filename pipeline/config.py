@@ -121,6 +121,9 @@ class TopicsConfig:
     n_components: int = 5  # UMAP
     min_cluster_size: int | None = None  # HDBSCAN
     min_samples: int | None = None  # HDBSCAN
+    max_theme_share: float = 0.05  # larger themes are split along HDBSCAN's cluster tree
+    min_label_support: float = 0.10  # a theme whose label fits fewer of its papers is merged away
+    consolidation_rounds: int = 3  # rounds of merging themes that cannot be named apart (0: none)
     max_outlier_share: float = 0.05  # at most this share of papers stays unassigned (topic -1)
     min_similarity: float = 0.3  # an outlier joins its nearest theme if at least this similar
     ngram_max: int = 2  # vectorizer n-grams (1..ngram_max)

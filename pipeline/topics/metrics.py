@@ -96,3 +96,46 @@ def summary(topics: np.ndarray, topic_terms: dict[int, Sequence[str]], docs: Seq
         "nmi_primary_category": nmi,
         "ari_primary_category": ari,
     }
+
+
+def label_measures(
+    labels: dict[int, str], topics: np.ndarray, texts: Sequence[str], centroids: np.ndarray, ids: Sequence[int],
+    *, embed=None, stop: frozenset[str] = frozenset(), near: float = 0.9,  # noqa: ANN001
+) -> dict:
+    """How well the labels name their themes.
+
+    - ``label_accuracy``: share of labels that, embedded with ``embed`` (the papers' model), lie
+      nearer their own theme's centroid than any other (None without ``embed``);
+    - ``label_support_median`` / ``_min``: per theme, the share of its papers whose title and
+      abstract contain every content word of its label (singular and plural count as one word,
+      stop words are not content words); ``label_support`` has each theme's value;
+    - ``duplicate_labels``: pairs of labels with the same content words, or (with ``embed``) whose
+      embeddings have cosine similarity of at least ``near``.
+    """
+    from pipeline.topics.label import WordIndex, content_words
+
+    ids = [int(t) for t in ids]
+    topics = np.asarray(topics)
+    index = WordIndex(texts)
+    per_theme = {}
+    for t in ids:
+        rows = set(np.flatnonzero(topics == t).tolist())
+        words = content_words(labels[t], stop)
+        per_theme[t] = len(index.having(words) & rows) / len(rows) if rows and words else 0.0
+    keys = [content_words(labels[t], stop) for t in ids]
+    pairs = {(a, b) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j and keys[i] == keys[j]}
+    accuracy = None
+    if embed is not None and ids:
+        vectors = np.asarray(embed([labels[t] for t in ids]), dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        accuracy = float((np.asarray(ids)[(vectors @ np.asarray(centroids).T).argmax(axis=1)] == np.asarray(ids)).mean())
+        close = vectors @ vectors.T
+        pairs |= {(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids)) if close[i, j] >= near}
+    values = list(per_theme.values())
+    return {
+        "label_accuracy": accuracy,
+        "label_support_median": float(np.median(values)) if values else float("nan"),
+        "label_support_min": float(min(values)) if values else float("nan"),
+        "duplicate_labels": sorted([labels[a], labels[b]] for a, b in pairs),
+        "label_support": {t: round(v, 3) for t, v in per_theme.items()},
+    }

@@ -13,13 +13,13 @@ from __future__ import annotations
 import logging
 import re
 import warnings
-from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from pipeline.config import TopicsConfig
+from pipeline.topics.label import Embed, name_groups
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ def scaled(n: int, cfg: TopicsConfig) -> Sizes:
     56 in 21,000) instead of the same 30 coarse ones."""
     knee = 4000
     min_cluster_size = cfg.min_cluster_size or int(
-        np.clip(round(0.007 * min(n, knee) * np.sqrt(max(n, knee) / knee)), 5, 250)
+        np.clip(round(0.005 * min(n, knee) * np.sqrt(max(n, knee) / knee)), 5, 250)
     )
     return Sizes(
         n_neighbors=cfg.n_neighbors or int(np.clip(round(np.sqrt(n) / 4), 5, 30)),
@@ -255,6 +255,29 @@ def reassign_outliers(
     return out
 
 
+def bound_sizes(topics: np.ndarray, core: np.ndarray, sims: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
+    """Outliers that joined a theme beyond ``bound`` papers join their next most similar theme with
+    room instead (least similar first); papers of a theme's core (``core`` != -1) never move.
+    ``sims``: papers x themes (columns in ``ids`` order)."""
+    out = topics.copy()
+    column = {int(t): j for j, t in enumerate(ids)}
+    sizes = {int(t): int((out == t).sum()) for t in ids}
+    for t in sorted(sizes, key=lambda t: (-sizes[t], t)):
+        excess = sizes[t] - bound
+        if excess <= 0:
+            continue
+        joined = np.flatnonzero((out == t) & (core == -1))
+        for i in joined[np.argsort(sims[joined, column[t]], kind="stable")][:excess]:
+            for j in np.argsort(-sims[i], kind="stable"):
+                other = int(ids[j])
+                if other != t and sizes[other] < bound:
+                    out[i] = other
+                    sizes[other] += 1
+                    sizes[t] -= 1
+                    break
+    return out
+
+
 class ThemeModel:
     """Cluster papers into themes and describe each theme.
 
@@ -294,18 +317,54 @@ class ThemeModel:
             calculate_probabilities=False, verbose=False,
         )
 
-    def fit(self, docs: list[str], embeddings: np.ndarray) -> ThemeModel:
+    def fit(self, docs: list[str], embeddings: np.ndarray, *, titles: list[str] | None = None,
+            embed: Embed | None = None) -> ThemeModel:
+        """Cluster ``docs`` (title and abstract) by their ``embeddings`` and name the themes.
+
+        ``titles`` weigh more in the labels (default: the text before the first ". "); ``embed``
+        (the papers' embedding model) checks that each label lies nearest its own theme.
+
+        Steps: BERTopic (UMAP, HDBSCAN, c-TF-IDF); themes above ``max_theme_share`` split along
+        HDBSCAN's tree; outliers join their nearest theme; labels (``label.py``); then themes that
+        cannot be named apart from their neighbours (no phrase of theirs lies nearest their own
+        centroid, or the best fits under ``min_label_support`` of their papers) merge into a
+        neighbour while it stays under the size bound, or dissolve into their neighbours."""
         n = len(docs)
         embeddings = _unit(np.asarray(embeddings, dtype=np.float32))
+        self._docs, self._embeddings = docs, embeddings
+        self._titles = titles if titles is not None else [d.split(". ", 1)[0] for d in docs]
+        self._embed = embed
         self.bertopic_ = None
+        self.merged_ = []  # (theme, into) pairs; into -1: dissolved
         core = np.zeros(n, dtype=int)  # too few papers to cluster: one theme
         if n >= max(20, 2 * scaled(n, self.cfg).min_cluster_size):
             self.bertopic_ = self._components(n, candidate_terms(docs, self.cfg))
             core = np.asarray(self.bertopic_.fit_transform(docs, embeddings=embeddings)[0])
-            self.bertopic_.vectorizer_model = _plain_vectorizer(self.bertopic_.vectorizer_model)
             if (core == -1).all():
                 self.bertopic_, core = None, np.zeros(n, dtype=int)
+        self.max_theme_size_ = max(int(self.cfg.max_theme_share * n), 2 * scaled(n, self.cfg).min_cluster_size)
         if self.bertopic_ is not None:
+            from pipeline.topics.split import CondensedTree, split_large
+
+            tree = CondensedTree(self.bertopic_.hdbscan_model.condensed_tree_.to_numpy(), n)
+            core = split_large(core, tree, self.max_theme_size_)
+        self._describe(core)
+        for _ in range(self.cfg.consolidation_rounds if self.bertopic_ is not None else 0):
+            merged = self._consolidate()
+            if merged is None:
+                break
+            self._describe(merged)
+        if self.bertopic_ is not None:
+            self.bertopic_.vectorizer_model = _plain_vectorizer(self.bertopic_.vectorizer_model)
+        del self._docs, self._embeddings, self._titles, self._embed
+        return self
+
+    def _describe(self, core: np.ndarray) -> None:
+        """Everything learned from a clustering ``core`` (-1: outlier): centroids, the assignment
+        with outliers placed, keywords, representatives, labels and descriptions."""
+        docs, embeddings = self._docs, self._embeddings
+        if self.bertopic_ is not None:
+            self._refresh_bertopic(core)
             self.words_ = {int(t): [(w, float(s)) for w, s in self.bertopic_.get_topic(int(t)) if w]
                            for t in sorted(set(core.tolist()) - {-1})}
         else:
@@ -314,7 +373,8 @@ class ThemeModel:
         self.topic_ids_ = np.array(sorted(set(core.tolist()) - {-1}), dtype=int)
         self.centroids_ = centroids_of(embeddings, core, self.topic_ids_.tolist())
         near, best = nearest(embeddings, self.centroids_, self.topic_ids_)
-        self.topics_ = reassign_outliers(core, best, near, self.cfg.min_similarity, self.cfg.max_outlier_share)
+        topics = reassign_outliers(core, best, near, self.cfg.min_similarity, self.cfg.max_outlier_share)
+        self.topics_ = bound_sizes(topics, core, embeddings @ self.centroids_.T, self.topic_ids_, self.max_theme_size_)
         self.similarity_ = similarity_to_own(embeddings, self.topics_, self.topic_ids_, self.centroids_, best)
         self.ctfidf_words_ = self.words_
         self.words_ = rerank_by_coverage(self.words_, docs, self.topics_, self.cfg)
@@ -324,8 +384,55 @@ class ThemeModel:
             members = np.flatnonzero(self.topics_ == t)
             order = np.argsort(-self.similarity_[members], kind="stable")
             self.representatives_[int(t)] = members[order[: self.cfg.n_representatives]].tolist()
-        self.labels_ = make_labels(self.words_, self.sizes_by_topic_, docs, self.topics_)
-        return self
+        named = name_groups(docs, self._titles, self.topics_, self.topic_ids_.tolist(), self.centroids_,
+                            frozenset(stop_words(self.cfg.stop_words)), embed=self._embed)
+        self.labels_ = {t: named[t].label for t in named}
+        self.descriptions_ = {t: named[t].description for t in named}
+        self.label_support_ = {t: named[t].support for t in named}
+        self.label_faithful_ = {t: named[t].faithful for t in named}
+
+    def _consolidate(self) -> np.ndarray | None:
+        """A new clustering in which each theme that cannot be named (see ``fit``) joins the nearest
+        of its three nearest themes that stays under the size bound, or else dissolves (its papers
+        become outliers, which then join their nearest theme); None when every theme can be named.
+        Smallest themes go first; a theme that took another one in this round takes no second."""
+        weak = [int(t) for t in self.topic_ids_
+                if self.label_faithful_[int(t)] is False or self.label_support_[int(t)] < self.cfg.min_label_support]
+        if not weak or len(self.topic_ids_) < 2:
+            return None
+        ids = self.topic_ids_.tolist()
+        sizes = dict(self.sizes_by_topic_)
+        core = np.where(self.core_, self.topics_, -1)
+        touched: set[int] = set()
+        for t in sorted(weak, key=lambda t: (sizes[t], t)):
+            if t in touched:
+                continue
+            sims = self.centroids_ @ self.centroids_[ids.index(t)]
+            sims[ids.index(t)] = -np.inf
+            into = next((ids[j] for j in np.argsort(-sims, kind="stable")[:3]
+                         if ids[j] not in touched and sizes[ids[j]] + sizes[t] <= self.max_theme_size_), -1)
+            core[core == t] = into
+            touched.add(t)
+            if into != -1:
+                touched.add(into)
+                sizes[into] += sizes[t]
+            self.merged_.append((t, into))
+        return core
+
+    def _refresh_bertopic(self, core: np.ndarray) -> None:
+        """Tell the fitted BERTopic model about a changed clustering: c-TF-IDF words and topic
+        embeddings (centroids) of the themes in ``core``."""
+        from bertopic.vectorizers import ClassTfidfTransformer
+
+        model = self.bertopic_
+        if list(model.topics_) == core.tolist():
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            logging.getLogger("BERTopic").setLevel(logging.ERROR)
+            model.update_topics(self._docs, topics=core.tolist(), vectorizer_model=model.vectorizer_model,
+                                ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True), top_n_words=TOP_WORDS)
+        model.topic_embeddings_ = np.stack([self._embeddings[core == t].mean(axis=0) for t in sorted(set(core.tolist()))])
 
     def keywords(self, topic: int) -> list[str]:
         return [w for w, _ in self.words_[topic][: self.cfg.n_keywords]]
@@ -389,111 +496,3 @@ def rerank_by_coverage(
         rest = [j for j in np.argsort(-weight, kind="stable") if j not in set(chosen)]
         out[topic] = [(terms[j][0], float(weight[j])) for j in chosen + rest]
     return out
-
-
-# --- labels --------------------------------------------------------------------------------------
-def _surface_form(phrase: str, texts: list[str]) -> tuple[str, int]:
-    """How the papers write a phrase ("MoE serving", not "moe serving"), and in how many papers.
-
-    Words may be joined by spaces or hyphens; a phrase that only arises across punctuation or
-    dropped stop words ("generation (RAG)" -> "generation rag") occurs zero times."""
-    pattern = re.compile(r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b", re.IGNORECASE)
-    forms: Counter[str] = Counter()
-    papers = 0
-    for text in texts:
-        found = [" ".join(m.group(0).split()) for m in pattern.finditer(text)]
-        forms.update(found)
-        papers += bool(found)
-    best = forms.most_common(1)[0][0] if forms else phrase
-    return (best[0].upper() + best[1:] if best[:1].islower() else best), papers
-
-
-def _singular(word: str) -> str:
-    word = word.lower()
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def _extend(phrase: str, texts: list[str], stop: frozenset[str], max_words: int = 4) -> str:
-    """Grow a phrase by the word that usually follows (or precedes) it in the theme's papers:
-    "LiDAR point" becomes "LiDAR point clouds" when most of its occurrences continue that way."""
-    for _ in range(max_words - len(phrase.split())):
-        body = r"[\s-]+".join(map(re.escape, phrase.split()))
-        hits = sum(len(re.findall(r"\b" + body + r"\b", text, re.IGNORECASE)) for text in texts)
-        joined = " ".join(texts)
-        after = [m.group(1) for m in re.finditer(r"\b" + body + r"[\s-]+([A-Za-z][\w-]*)", joined, re.IGNORECASE)]
-        before = [m.group(1) for m in re.finditer(r"\b([A-Za-z][\w-]*)[\s-]+" + body + r"\b", joined, re.IGNORECASE)]
-        options = []
-        for side, found in (("after", after), ("before", before)):
-            counts = Counter(_singular(w) for w in found)  # "vehicle" and "vehicles" count together
-            for key, n in counts.most_common(1):
-                written = Counter(w for w in found if _singular(w) == key).most_common(1)[0][0]
-                if written.lower() not in stop and len(written) > 1:
-                    options.append((n, written, side))
-        if not options or hits == 0:
-            break
-        n, word, side = max(options)
-        if n < 0.6 * hits:
-            break
-        phrase = f"{phrase} {word}" if side == "after" else f"{word} {phrase}"
-    return phrase
-
-
-def _sentence_case(label: str, texts: list[str]) -> str:
-    """Capitalise only the first word; a later Capitalised word keeps its capital only if the papers
-    mostly write it that way ("Gaussian splatting", but "Federated learning", "Class-incremental")."""
-    joined = " ".join(texts)
-
-    def word_case(word: str) -> str:
-        if not (word[:1].isupper() and word[1:].islower()):
-            return word  # lower already, or an acronym / mixed case the papers chose (LiDAR, MoE, KV)
-        lower = len(re.findall(r"\b" + re.escape(word.lower()) + r"\b", joined))
-        upper = len(re.findall(r"\b" + re.escape(word) + r"\b", joined))
-        return word.lower() if lower >= upper else word
-
-    words = [[part if (i, j) == (0, 0) else word_case(part) for j, part in enumerate(token.split("-"))]
-             for i, token in enumerate(label.split(" "))]
-    out = " ".join("-".join(parts) for parts in words)
-    return out[:1].upper() + out[1:]
-
-
-def make_labels(
-    words: dict[int, list[tuple[str, float]]], sizes: dict[int, int], docs: list[str], topics: np.ndarray,
-    *, sample: int = 300,
-) -> dict[int, str]:
-    """A short theme name per topic, distinct across topics, written the way its papers write it.
-
-    Candidates are the theme's 2-4-word c-TF-IDF phrases that its papers really write, scored by
-    the phrase's weight plus the weight of any of the theme's three strongest words it contains (so
-    "Speech recognition" beats "Error rate" in a theme whose top word is "speech"), times the number
-    of the theme's papers that write it (so "AI agents", written by 14, beats "Agents powered", by 6).
-    Larger themes choose first; a theme with no usable phrase is named by its two strongest words
-    ("Speech / ASR")."""
-    labels: dict[int, str] = {}
-    used: set[frozenset[str]] = set()
-    stop = frozenset(stop_words())
-    for topic in sorted(words, key=lambda t: (-sizes.get(t, 0), t)):
-        strongest = {w: s for w, s in words[topic] if len(w.split()) == 1}
-        strongest = dict(sorted(strongest.items(), key=lambda item: -item[1])[:3])
-        members = [docs[i] for i in np.flatnonzero(topics == topic)[:sample]]
-        candidates = []
-        for rank, (term, score) in enumerate(words[topic]):
-            parts = term.split()
-            if not 2 <= len(parts) <= 4 or len(set(parts)) < len(parts) or frozenset(parts) in used:
-                continue
-            form, papers = _surface_form(term, members)
-            if papers:
-                bonus = max(strongest.get(p, 0.0) for p in parts)
-                candidates.append((-(score + bonus) * papers, rank, form, frozenset(parts)))
-        if candidates:
-            *_, label, key = min(candidates)
-            label = _sentence_case(_extend(label, members, stop), members)
-        else:
-            singles = [w for w, _ in words[topic] if len(w.split()) == 1][:2]
-            forms = [_surface_form(w, members)[0] for w in singles]
-            label = " / ".join(forms) if forms else f"Theme {topic}"
-            key = frozenset(w.lower() for w in singles) or frozenset({label})
-            if key in used:
-                label, key = f"{label} ({topic})", frozenset({f"{label} ({topic})"})
-        used.add(key)
-        labels[topic] = label
-    return labels

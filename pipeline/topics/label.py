@@ -1,0 +1,281 @@
+"""Theme names in the papers' own words.
+
+A label is a 2-4-word phrase that the theme's papers write, chosen for three things at once:
+
+- **coverage**: the share of the theme's papers whose title and abstract contain every content word
+  of the phrase (its *support*), with a bonus for papers that say it in their title;
+- **distinctiveness**: the share of all papers containing those words that lie in this theme, so
+  "language models", written everywhere, loses to "KV cache";
+- **faithfulness**: the phrase, embedded with the same model as the papers, lies nearer its own
+  theme's centroid than any other theme's. A phrase that fails is skipped; a theme with no faithful
+  phrase takes its most distinctive one.
+
+Labels are distinct across themes (no two share the same set of content words), written as most
+papers write them ("MoE serving", "KV cache", "FPGA accelerators"), and grown by a word that the
+papers nearly always add ("LiDAR point" -> "LiDAR point clouds"). Each theme also gets a description
+line of its strongest phrases ("MoE serving · expert parallelism · all-to-all").
+
+The same functions name areas (groups of themes): the groups are then the areas, and their centroids
+the areas' centroids.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Embed = Callable[[list[str]], np.ndarray]  # texts -> one unit vector per text
+
+TOKEN = r"(?u)\b[a-zA-Z][a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*\b"
+TOKEN_RE = re.compile(TOKEN)
+# n-grams never span these: "generation (RAG)" gives no "generation rag", ". Next" no cross-sentence pair
+SEGMENT = re.compile(r"[.,;:!?()\[\]{}\"“”‘’]+|\s[-–—]+\s")
+TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much more
+MIN_WORDS, MAX_WORDS = 2, 4
+DESCRIPTION_PHRASES = 4
+PRIOR = 3  # papers added to every phrase's count outside the group: a phrase only 2 papers write is not distinctive
+
+
+def singular(word: str) -> str:
+    """A crude singular, enough to count "vehicle" and "vehicles" (or "systems") as one word."""
+    word = word.lower()
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+
+
+def content_words(phrase: str, stop: frozenset[str]) -> frozenset[str]:
+    """The words of a phrase that a paper must contain for the phrase to describe it (singular, lower
+    case, stop words dropped; a hyphenated word such as "test-time" is one word)."""
+    return frozenset(singular(t) for t in TOKEN_RE.findall(phrase.lower()) if t not in stop)
+
+
+def word_sets(texts: Sequence[str]) -> list[set[str]]:
+    """Each text's words, singular and lower case (the vocabulary of ``content_words``)."""
+    return [{singular(t) for t in TOKEN_RE.findall(text.lower())} for text in texts]
+
+
+def support(words: frozenset[str], docs: Sequence[set[str]]) -> float:
+    """Share of ``docs`` (word sets) that contain every one of ``words``."""
+    if not docs or not words:
+        return 0.0
+    return sum(words <= d for d in docs) / len(docs)
+
+
+class WordIndex:
+    """Which texts contain each word (singular, lower case): ``having(words)`` is the set of texts
+    containing all of them."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.sets = word_sets(texts)
+        self.postings: dict[str, set[int]] = {}
+        for i, words in enumerate(self.sets):
+            for w in words:
+                self.postings.setdefault(w, set()).add(i)
+
+    def having(self, words: frozenset[str]) -> set[int]:
+        lists = sorted((self.postings.get(w, set()) for w in words), key=len)
+        return set.intersection(*lists) if lists else set()
+
+
+def phrases(text: str, stop: frozenset[str], n_max: int = 3) -> set[str]:
+    """Lower-case phrases of 1..n_max consecutive content words within a clause (see ``SEGMENT``)."""
+    out: set[str] = set()
+    for segment in SEGMENT.split(text.lower()):
+        tokens = TOKEN_RE.findall(segment)
+        keep = [t not in stop for t in tokens]
+        for n in range(1, n_max + 1):
+            for i in range(len(tokens) - n + 1):
+                if all(keep[i : i + n]) and len(set(tokens[i : i + n])) == n:
+                    out.add(" ".join(tokens[i : i + n]))
+    return out
+
+
+# --- how papers write a phrase ---------------------------------------------------------------------
+def _pattern(phrase: str) -> str:
+    return r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b"
+
+
+def surface_form(phrase: str, texts: Sequence[str]) -> str:
+    """The phrase as most papers write it ("MoE serving", not "moe serving")."""
+    pattern = re.compile(_pattern(phrase), re.IGNORECASE)
+    forms = Counter(" ".join(m.group(0).split()) for text in texts for m in pattern.finditer(text))
+    return forms.most_common(1)[0][0] if forms else phrase
+
+
+def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: int = MAX_WORDS) -> str:
+    """Grow a phrase by the word that usually follows (or precedes) it in the theme's papers:
+    "LiDAR point" becomes "LiDAR point clouds" when most of its occurrences continue that way."""
+    joined = "\n".join(texts)
+    for _ in range(max_words - len(phrase.split())):
+        body = r"[\s-]+".join(map(re.escape, phrase.split()))
+        hits = len(re.findall(r"\b" + body + r"\b", joined, re.IGNORECASE))
+        after = re.findall(r"\b" + body + r"[ \t-]+([A-Za-z][\w-]*)", joined, re.IGNORECASE)
+        before = re.findall(r"\b([A-Za-z][\w-]*)[ \t-]+" + body + r"\b", joined, re.IGNORECASE)
+        options = []
+        for side, found in (("after", after), ("before", before)):
+            counts = Counter(singular(w) for w in found)  # "vehicle" and "vehicles" count together
+            for key, n in counts.most_common(1):
+                written = Counter(w for w in found if singular(w) == key).most_common(1)[0][0]
+                if written.lower() not in stop and len(written) > 1:
+                    options.append((n, written, side))
+        if not options or hits == 0:
+            break
+        n, word, side = max(options)
+        if n < 0.6 * hits:
+            break
+        phrase = f"{phrase} {word}" if side == "after" else f"{word} {phrase}"
+    return phrase
+
+
+def written_case(phrase: str, texts: Sequence[str]) -> str:
+    """A phrase as most papers write it, a Capitalised word lowered unless the papers mostly
+    capitalise it ("federated learning", "Gaussian splatting"); acronyms and mixed case stay as
+    written (MoE, KV, LiDAR, vLLM). Titles in Title Case do not make a word a name."""
+    form = surface_form(phrase, texts)
+    joined = " ".join(texts)
+
+    def word_case(word: str) -> str:
+        if not (word[:1].isupper() and word[1:].islower()):
+            return word
+        lower = len(re.findall(r"\b" + re.escape(word.lower()) + r"\b", joined))
+        upper = len(re.findall(r"\b" + re.escape(word) + r"\b", joined))
+        return word if lower < 0.25 * upper else word.lower()  # a name: Gaussian, Byzantine, Kubernetes
+
+    return " ".join("-".join(word_case(part) for part in token.split("-")) for token in form.split(" "))
+
+
+def capitalised(label: str) -> str:
+    """First letter up, unless the first word is mixed case as written (vLLM, eBPF)."""
+    first = label.split(" ")[0]
+    return label if any(c.isupper() for c in first[1:]) else label[:1].upper() + label[1:]
+
+
+# --- choosing ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Candidate:
+    phrase: str  # lower case, as found
+    words: frozenset[str]  # content words
+    support: float  # share of the group's papers containing every content word (title + abstract)
+    title_support: float  # the same in titles
+    written: float  # share of the group's papers that write the phrase as such
+    precision: float  # share of all papers with those words that lie in the group
+
+    @property
+    def score(self) -> float:
+        """Coverage (title mentions count extra) weighs twice as much as distinctiveness."""
+        return (self.support + TITLE_WEIGHT * self.title_support) ** 2 * self.precision
+
+
+@dataclass(frozen=True)
+class Named:
+    label: str
+    description: str
+    support: float
+    faithful: bool | None  # None when no embedder was given
+
+
+def name_groups(
+    texts: Sequence[str], titles: Sequence[str], groups: np.ndarray, ids: Sequence[int], centroids: np.ndarray,
+    stop: frozenset[str], *, embed: Embed | None = None, order: Sequence[int] | None = None,
+    taken: set[frozenset[str]] | None = None, pool: int = 30,
+) -> dict[int, Named]:
+    """Name each group in ``ids`` (``groups`` holds each paper's group, -1 for none).
+
+    ``centroids`` are the groups' unit centroids (rows in ``ids`` order), against which faithfulness
+    is checked when ``embed`` is given. Groups are named in ``order`` (default: largest first); each
+    takes its best phrase that no earlier group took (``taken`` holds content-word sets already used
+    elsewhere, e.g. by themes when naming areas). ``pool``: label candidates scored per group."""
+    ids = [int(t) for t in ids]
+    groups = np.asarray(groups)
+    doc_index, title_index = WordIndex(texts), WordIndex(titles)
+    members = {t: np.flatnonzero(groups == t) for t in ids}
+    order = list(order) if order is not None else sorted(ids, key=lambda t: (-len(members[t]), t))
+    candidates = {t: _candidates(members[t], texts, doc_index, title_index, stop) for t in ids}
+    multiword = {t: [c for c in candidates[t] if len(c.phrase.split()) >= MIN_WORDS][:pool] for t in ids}
+    verdict: dict[str, int] = {}
+    if embed is not None and len(ids) > 1:
+        pending = sorted({c.phrase for t in ids for c in multiword[t]})
+        if pending:
+            vectors = np.asarray(embed(pending), dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            nearest = np.asarray(ids)[(vectors @ np.asarray(centroids).T).argmax(axis=1)]
+            verdict = dict(zip(pending, nearest.tolist()))
+    taken = set(taken or ())
+    out: dict[int, Named] = {}
+    for t in order:
+        sample = [texts[i] for i in members[t][:400]]
+        usable = [c for c in multiword[t] if c.words not in taken]
+        ranked = [c for c in usable if verdict.get(c.phrase, t) == t] + usable
+        if not ranked:
+            words = [c for c in candidates[t] if c.words not in taken][:2]
+            label = " / ".join(written_case(c.phrase, sample) for c in words) or f"Theme {t}"
+            taken.add(frozenset().union(*(c.words for c in words)) if words else frozenset({label}))
+            out[t] = Named(capitalised(label), _description(candidates[t], None, sample), 0.0, None)
+            continue
+        chosen = ranked[0]
+        grown = extend(chosen.phrase, sample, stop)
+        grown_words = content_words(grown, stop)
+        group_docs = [doc_index.sets[i] for i in members[t]]
+        if grown != chosen.phrase and (grown_words in taken or support(grown_words, group_docs) < 0.85 * chosen.support):
+            grown, grown_words = chosen.phrase, chosen.words
+        taken.add(grown_words)
+        faithful = None if not verdict else verdict.get(chosen.phrase) == t
+        written = written_case(grown, sample)
+        out[t] = Named(capitalised(written), _description(candidates[t], chosen, sample, written),
+                       support(grown_words, group_docs), faithful)
+    return out
+
+
+def _candidates(
+    rows: np.ndarray, texts: Sequence[str], doc_index: WordIndex, title_index: WordIndex, stop: frozenset[str],
+    limit: int = 200,
+) -> list[Candidate]:
+    """The group's phrases (1-3 content words, written by at least 3 of its papers and 5 %), best
+    first; the ``limit`` most written are scored."""
+    if not len(rows):
+        return []
+    written = Counter(p for i in rows for p in phrases(texts[i], stop))
+    floor = max(min(3, len(rows)), int(np.ceil(0.05 * len(rows))))
+    found = [(p, n) for p, n in written.items() if n >= floor]
+    # pre-rank by how many write it, then score the best few exactly
+    found.sort(key=lambda item: (-item[1], item[0]))
+    seen: set[frozenset[str]] = set()
+    out = []
+    inside_rows = set(rows.tolist())
+    for phrase, n in found[:limit]:
+        words = content_words(phrase, stop)
+        if not words or words in seen:
+            continue
+        seen.add(words)
+        having = doc_index.having(words)
+        inside = len(having & inside_rows)
+        out.append(Candidate(
+            phrase=phrase, words=words, support=inside / len(rows),
+            title_support=len(title_index.having(words) & inside_rows) / len(rows),
+            written=n / len(rows), precision=inside / (len(having) + PRIOR),
+        ))
+    out.sort(key=lambda c: (-c.score, c.phrase))
+    return out
+
+
+def _description(candidates: list[Candidate], label: Candidate | None, sample: Sequence[str], written: str = "") -> str:
+    """The label (as written) and the strongest further phrases that are not part of it and not
+    part of each other, joined by " · " ("MoE serving · expert parallelism · all-to-all")."""
+    chosen = [label] if label is not None else []
+    shown = [written or written_case(label.phrase, sample)] if label is not None else []
+    for c in sorted(candidates, key=lambda c: (-c.support * c.precision, c.phrase)):
+        if len(chosen) >= DESCRIPTION_PHRASES:
+            break
+        if any(c.words <= o.words or o.words <= c.words for o in chosen):
+            continue
+        form = written_case(c.phrase, sample)
+        if any(form.lower().replace("-", " ") == f.lower().replace("-", " ") for f in shown):
+            continue
+        chosen.append(c)
+        shown.append(form)
+    return " · ".join(shown)
