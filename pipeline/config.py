@@ -74,6 +74,10 @@ class Paths:
     def topic_lineage(self) -> Path:
         return self.processed / "topic_lineage.parquet"
 
+    @property
+    def topic_tree(self) -> Path:
+        return self.processed / "topic_tree.parquet"
+
     def display(self, path: Path) -> str:
         """``path`` relative to the root when it lies under it, else absolute."""
         resolved = path.resolve()

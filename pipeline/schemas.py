@@ -143,10 +143,39 @@ class TopicInfo(pa.DataFrameModel):
 
     topic: Series[pd.Int64Dtype] = pa.Field(ge=0, unique=True)
     label: Series[str] = pa.Field(unique=True, str_length={"min_value": 1})
+    description: Series[str] = pa.Field(description='strongest phrases, " · "-separated')
+    label_support: Series[float] = pa.Field(
+        nullable=True, ge=0, le=1, description="share of the theme's papers containing every content word of the label")
+    area: Series[pd.Int64Dtype] = pa.Field(ge=0, description="the area (group of themes) it belongs to")
+    area_label: Series[str] = pa.Field(str_length={"min_value": 1})
     keywords: Series[StrList]
     size: Series[pd.Int64Dtype] = pa.Field(ge=0)
     representative_ids: Series[StrList]
     first_week: Series[str] = pa.Field(nullable=True, str_matches=WEEK_PATTERN)
+
+    class Config:
+        strict = True
+        coerce = True
+
+
+TREE_LEVELS = ["theme", "area", "join"]
+
+
+class TopicTree(pa.DataFrameModel):
+    """``data/processed/topic_tree.parquet``: themes joined into areas and above (one row per node).
+
+    Themes are leaves; ``area`` nodes are the cut that defines areas; ``join`` nodes join two subtrees
+    at ``distance`` (Ward's method on theme centroids), inside an area (``area`` set) or above areas.
+    The node without a parent is the root."""
+
+    node: Series[str] = pa.Field(unique=True, str_matches=r"^(theme|area|join):\d+$")
+    parent: Series[str] = pa.Field(nullable=True)
+    level: Series[str] = pa.Field(isin=TREE_LEVELS)
+    topic: Series[pd.Int64Dtype] = pa.Field(nullable=True, ge=0, description="theme id of a theme node")
+    area: Series[pd.Int64Dtype] = pa.Field(nullable=True, ge=0, description="area the node lies in, if one")
+    label: Series[str] = pa.Field(nullable=True, description="theme or area label")
+    size: Series[pd.Int64Dtype] = pa.Field(ge=0, description="papers under the node")
+    distance: Series[float] = pa.Field(ge=0, description="height at which the node's children join")
 
     class Config:
         strict = True

@@ -76,6 +76,7 @@ class HashEmbedder:
         import numpy as np
 
         self.calls: list[int] = []
+        self.texts: list[str] = []
         self._projection = np.random.default_rng(0).normal(size=(4096, 64)).astype("float32")
 
     def encode(self, texts):  # noqa: ANN001, ANN201
@@ -83,6 +84,7 @@ class HashEmbedder:
         from sklearn.feature_extraction.text import HashingVectorizer
 
         self.calls.append(len(texts))
+        self.texts.extend(texts)
         counts = HashingVectorizer(n_features=4096, stop_words="english", alternate_sign=False, norm="l2")
         vectors = counts.transform(list(texts)) @ self._projection
         vectors = np.asarray(vectors, dtype="float32")

@@ -26,7 +26,7 @@ import json
 import logging
 import platform
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
@@ -35,9 +35,10 @@ import pandas as pd
 
 from pipeline.config import Config, TopicsConfig, as_dict
 from pipeline.io import TableError, atomic_path, read_json, read_table, write_json, write_table
-from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, empty
+from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
 from pipeline.stage import StageResult, code_version, fingerprint, outputs_current
 from pipeline.topics.embed import Embedder, EmbeddingCache, SentenceTransformerEmbedder
+from pipeline.topics.label import Embed
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,8 @@ def paper_texts(papers: pd.DataFrame) -> list[str]:
 # --- fitted state --------------------------------------------------------------------------------
 @dataclass
 class State:
-    """Themes as last fitted: stable ids, centroids, keywords (with weights) and labels."""
+    """Themes as last fitted: stable ids, centroids, keywords (with weights), labels and descriptions,
+    and the areas above them (theme -> area, area labels, the tree's rows)."""
 
     ids: np.ndarray
     centroids: np.ndarray
@@ -65,6 +67,13 @@ class State:
     embedder: str
     next_id: int
     fitted_at: str
+    descriptions: dict[int, str] = field(default_factory=dict)
+    support: dict[int, float] = field(default_factory=dict)
+    area_of: dict[int, int] = field(default_factory=dict)
+    area_labels: dict[int, str] = field(default_factory=dict)
+    area_descriptions: dict[int, str] = field(default_factory=dict)
+    tree: list[dict] = field(default_factory=list)
+    next_area: int = 0
 
     def save(self, folder: Path) -> None:
         from safetensors.numpy import save_file
@@ -76,6 +85,12 @@ class State:
             "embedder": self.embedder, "next_id": self.next_id, "fitted_at": self.fitted_at,
             "labels": {str(k): v for k, v in self.labels.items()},
             "words": {str(k): [[w, s] for w, s in v] for k, v in self.words.items()},
+            "descriptions": {str(k): v for k, v in self.descriptions.items()},
+            "support": {str(k): v for k, v in self.support.items()},
+            "area_of": {str(k): v for k, v in self.area_of.items()},
+            "area_labels": {str(k): v for k, v in self.area_labels.items()},
+            "area_descriptions": {str(k): v for k, v in self.area_descriptions.items()},
+            "tree": self.tree, "next_area": self.next_area,
         }, folder / "state.json")
 
     @classmethod
@@ -86,11 +101,18 @@ class State:
 
         arrays = load_file(str(folder / "state.safetensors"))
         meta = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+
+        def ints(key: str) -> dict:
+            return {int(k): v for k, v in meta.get(key, {}).items()}
+
         return cls(
             ids=arrays["ids"].astype(int), centroids=arrays["centroids"],
             words={int(k): [(w, float(s)) for w, s in v] for k, v in meta["words"].items()},
-            labels={int(k): v for k, v in meta["labels"].items()},
-            embedder=meta["embedder"], next_id=int(meta["next_id"]), fitted_at=meta["fitted_at"],
+            labels=ints("labels"), embedder=meta["embedder"], next_id=int(meta["next_id"]),
+            fitted_at=meta["fitted_at"], descriptions=ints("descriptions"), support=ints("support"),
+            area_of={k: int(v) for k, v in ints("area_of").items()}, area_labels=ints("area_labels"),
+            area_descriptions=ints("area_descriptions"), tree=meta.get("tree", []),
+            next_area=int(meta.get("next_area", 0)),
         )
 
 
@@ -114,12 +136,14 @@ def _unique_label(label: str, words: list[tuple[str, float]], used: set[str], to
 
 
 def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
-        embedder: str, previous: State | None, previous_topics: dict[str, int]) -> Assignment:
-    """Cluster everything; with a previous state, align to it (refit)."""
+        embedder: str, previous: State | None, previous_topics: dict[str, int], *,
+        titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
+    """Cluster everything; with a previous state, align to it (refit). ``embed`` (the papers' model)
+    checks the labels' faithfulness; ``titles`` weigh more in them."""
     from pipeline.topics.align import Themes, align
     from pipeline.topics.model import ThemeModel, centroids_of
 
-    model = ThemeModel(cfg).fit(texts, embeddings)
+    model = ThemeModel(cfg).fit(texts, embeddings, titles=titles, embed=embed)
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     if previous is None:
         ids = {int(t): int(t) for t in model.topic_ids_}
@@ -160,10 +184,63 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         centroids=model.centroids_[[model.topic_ids_.tolist().index(t) for t in order]] if order
         else np.zeros((0, embeddings.shape[1]), np.float32),
         words={ids[t]: model.words_[t] for t in order}, labels=labels, embedder=embedder,
-        next_id=next_id, fitted_at=now,
+        next_id=next_id, fitted_at=now, descriptions={ids[t]: model.descriptions_[t] for t in order},
+        support={ids[t]: float(model.label_support_[t]) for t in order},
     )
     topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
+    if previous is not None:  # a kept label's support is measured anew
+        from pipeline.topics.model import stop_words
+        from pipeline.topics.label import WordIndex, content_words
+
+        index, stop = WordIndex(texts), frozenset(stop_words(cfg.stop_words))
+        for t in state.ids.tolist():
+            rows = set(np.flatnonzero(topics == t).tolist())
+            state.support[t] = len(index.having(content_words(state.labels[t], stop)) & rows) / max(len(rows), 1)
+    add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
+              previous=previous, previous_topics=previous_topics)
     return Assignment(topics, model.similarity_, state, lineage, "refit" if previous else "fit", model.bertopic_)
+
+
+def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,
+              paper_ids: list[str], cfg: TopicsConfig, *, embed: Embed | None = None, previous: State | None = None,
+              previous_topics: dict[str, int] | None = None) -> None:
+    """Group the state's themes into areas (``areas.py``) and name them (``label.py``); on a refit an
+    area keeps the id, and the label, of the previous area it shares most papers with."""
+    from pipeline.topics import areas
+    from pipeline.topics.label import name_groups
+    from pipeline.topics.model import centroids_of, stop_words
+
+    ids = state.ids.tolist()
+    sizes = {t: int((topics == t).sum()) for t in ids}
+    tree = areas.build(state.centroids, ids, sizes)
+    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
+    new_members = {a: set(np.asarray(paper_ids)[paper_area == a].tolist()) for a in set(tree.area_of.values())}
+    old_members: dict[int, set[str]] = {}
+    if previous is not None and previous.area_of and previous_topics:
+        for paper, t in previous_topics.items():
+            if t in previous.area_of:
+                old_members.setdefault(previous.area_of[t], set()).add(paper)
+    start = previous.next_area if previous is not None else 0
+    stable, state.next_area = areas.match(new_members, old_members, start)
+    tree = areas.relabel(tree, stable)
+    area_ids = sorted(set(tree.area_of.values()))
+    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
+    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
+    named = name_groups(texts, titles, paper_area, area_ids, centroids_of(embeddings, paper_area, area_ids)
+                        if area_ids else np.zeros((0, embeddings.shape[1])), frozenset(stop_words(cfg.stop_words)),
+                        embed=embed)
+    kept = {a: previous.area_labels[a] for a in area_ids
+            if previous is not None and a in previous.area_labels and a in old_members}
+    labels, used = {}, set(kept.values())
+    for a in area_ids:
+        label = kept.get(a) or named[a].label
+        if label in labels.values() or (a not in kept and label in used):
+            label = f"{label} ({a})"
+        labels[a] = label
+    state.area_of, state.area_labels = dict(tree.area_of), labels
+    state.area_descriptions = {a: named[a].description for a in area_ids}
+    names = {f"theme:{t}": state.labels[t] for t in ids} | {f"area:{a}": labels[a] for a in area_ids}
+    state.tree = [{**row, "label": names.get(row["node"])} for row in tree.rows]
 
 
 def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, state: State,
@@ -202,11 +279,35 @@ def topic_info_table(papers: pd.DataFrame, result: Assignment, n_keywords: int, 
     state = result.state
     rows = [{
         TopicInfo.topic: int(t), TopicInfo.label: state.labels[int(t)],
+        TopicInfo.description: state.descriptions.get(int(t), state.labels[int(t)]),
+        TopicInfo.label_support: state.support.get(int(t)),
+        TopicInfo.area: state.area_of.get(int(t), 0),
+        TopicInfo.area_label: state.area_labels.get(state.area_of.get(int(t), 0), "All themes"),
         TopicInfo.keywords: [w for w, _ in state.words[int(t)][:n_keywords]],
         TopicInfo.size: int(sizes.get(t, 0)), TopicInfo.representative_ids: reps.get(t, []),
         TopicInfo.first_week: first_week.get(t),
     } for t in state.ids]
     return pd.DataFrame(rows) if rows else empty(TopicInfo)
+
+
+def topic_tree_table(result: Assignment) -> pd.DataFrame:
+    """The state's tree with each node's size counted from today's assignment."""
+    rows = result.state.tree
+    if not rows:
+        return empty(TopicTree)
+    sizes = {int(t): int((result.topics == t).sum()) for t in result.state.ids}
+    children: dict[str, list[str]] = {}
+    for row in rows:
+        if row["parent"] is not None:
+            children.setdefault(row["parent"], []).append(row["node"])
+
+    def size(node: str) -> int:
+        if node.startswith("theme:"):
+            return sizes.get(int(node[6:]), 0)
+        return sum(size(c) for c in children.get(node, []))
+
+    frame = pd.DataFrame([{**row, "size": size(row["node"])} for row in rows])
+    return frame[list(TopicTree.to_schema().columns)]
 
 
 def _versions() -> dict[str, str]:
@@ -231,7 +332,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     embedder = embedder or make_embedder(cfg.topics)
     code = code_version("pipeline.topics", "pipeline.schemas")
     fp = fingerprint(code, {**as_dict(cfg.topics), "embedder": embedder.identity}, [paths.papers])
-    outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage]
+    outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
     if not force and not refit and outputs_current(outputs, fp) and State.load(folder) is not None:
         return StageResult("topics", ran=False, counts=read_json(folder / "run.json").get("counts", {}))
 
@@ -241,6 +342,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         log.warning("topics: %s holds no papers; the theme tables are written empty", paths.display(paths.papers))
         write_table(empty(DocTopics), paths.doc_topics, DocTopics, fingerprint=fp)
         write_table(empty(TopicInfo), paths.topic_info, TopicInfo, fingerprint=fp)
+        write_table(empty(TopicTree), paths.topic_tree, TopicTree, fingerprint=fp)
         if not paths.topic_lineage.exists():
             write_table(empty(TopicLineage), paths.topic_lineage, TopicLineage, fingerprint=fp)
         return StageResult("topics", ran=True, counts={"papers": 0, "themes": 0},
@@ -257,10 +359,14 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     if state is not None and state.embedder != embedder.identity and not refit:
         log.info("topics: the embedding model changed (%s -> %s); refitting", state.embedder, embedder.identity)
         refit = True
+    titles = papers[Papers.title].tolist()
     if state is None or refit:
-        result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics)
+        result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
+                     titles=titles, embed=embedder.encode)
     else:
         result = update(embeddings, paper_ids, cfg.topics, state, previous_topics)
+        if not state.tree:  # themes fitted before areas existed
+            add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=embedder.encode)
     fit_s = time.perf_counter() - started - embed_s
 
     lineage = read_table(paths.topic_lineage, TopicLineage) if paths.topic_lineage.exists() and result.mode != "fit" else empty(TopicLineage)
@@ -270,6 +376,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     info = topic_info_table(papers, result, cfg.topics.n_keywords, cfg.topics.n_representatives)
     write_table(info, paths.topic_info, TopicInfo, fingerprint=fp)
     write_table(lineage, paths.topic_lineage, TopicLineage, fingerprint=fp)
+    write_table(topic_tree_table(result), paths.topic_tree, TopicTree, fingerprint=fp)
     result.state.save(folder)
     if result.bertopic is not None:
         result.bertopic.save(str(folder / "bertopic"), serialization="safetensors", save_ctfidf=True,
@@ -277,6 +384,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     total_s = time.perf_counter() - started
     counts = {
         "papers": len(papers), "embedded now": embedded, "themes": len(result.state.ids),
+        "areas": len(result.state.area_labels),
         "unassigned": int((result.topics == -1).sum()),
     }
     write_json({

@@ -106,6 +106,7 @@ def _topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
     return TopicVectorizer
 
 
+MIN_THEME_BOUND = 50  # the size bound never splits a theme of 50 papers or fewer (a week's listing)
 SMALL_DATA = 4096  # below this many points UMAP computes all pairwise distances instead of NN-descent
 
 
@@ -342,7 +343,7 @@ class ThemeModel:
             core = np.asarray(self.bertopic_.fit_transform(docs, embeddings=embeddings)[0])
             if (core == -1).all():
                 self.bertopic_, core = None, np.zeros(n, dtype=int)
-        self.max_theme_size_ = max(int(self.cfg.max_theme_share * n), 2 * scaled(n, self.cfg).min_cluster_size)
+        self.max_theme_size_ = max(int(self.cfg.max_theme_share * n), MIN_THEME_BOUND)
         if self.bertopic_ is not None:
             from pipeline.topics.split import CondensedTree, split_large
 

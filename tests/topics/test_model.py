@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 from pipeline.config import TopicsConfig
-from pipeline.topics.model import ThemeModel, _surface_form, make_labels, reassign_outliers, scaled
+from pipeline.topics.model import ThemeModel, bound_sizes, reassign_outliers, scaled
 
 CFG = TopicsConfig()
 
@@ -32,7 +32,7 @@ def corpus(per_theme: int = 40, seed: int = 0) -> tuple[list[str], np.ndarray, n
 
 def test_sizes_scale_with_the_corpus():
     small, year = scaled(100, CFG), scaled(40_000, CFG)
-    assert scaled(4000, CFG).min_cluster_size == 28 and scaled(16_000, CFG).min_cluster_size == 56
+    assert scaled(4000, CFG).min_cluster_size == 20 and scaled(16_000, CFG).min_cluster_size == 40
     assert small.min_cluster_size == 5 and year.min_cluster_size > small.min_cluster_size
     assert 5 <= small.n_neighbors < year.n_neighbors <= 30
     assert scaled(4000, dataclasses.replace(CFG, min_cluster_size=7)).min_cluster_size == 7
@@ -81,29 +81,6 @@ def test_tiny_corpus_is_one_theme():
     assert model.labels_[0] and model.keywords(0)
 
 
-def test_labels_use_phrases_the_papers_write():
-    docs = ["We study MoE serving at scale.", "MoE serving with experts.", "Retrieval-augmented generation (RAG) helps."] * 2
-    topics = np.zeros(len(docs), dtype=int)
-    words = {0: [("generation rag", 0.9), ("moe serving", 0.5), ("moe", 0.4), ("serving", 0.3)]}
-    # "generation rag" only arises across punctuation, so the label is the phrase papers write
-    assert make_labels(words, {0: 6}, docs, topics) == {0: "MoE serving"}
-    # a phrase that its papers nearly always continue is grown: "LiDAR point" -> "LiDAR point clouds"
-    lidar = ["LiDAR point clouds for driving.", "Sparse LiDAR point clouds.", "lidar point clouds again."]
-    assert make_labels({0: [("lidar point", 1.0)]}, {0: 3}, lidar, np.zeros(3, int)) == {0: "LiDAR point clouds"}
-    assert _surface_form("test time scaling", ["Test-time scaling works; test-time scaling helps."]) == (
-        "Test-time scaling", 1,
-    )
-
-
-def test_labels_are_unique_and_fall_back_to_two_words():
-    docs = ["alpha beta one", "alpha beta x", "alpha beta two", "alpha beta y", "alpha beta three", "alpha beta z"]
-    topics = np.array([0, 1] * 3)
-    words = {0: [("alpha beta", 1.0), ("alpha", 0.5)], 1: [("alpha beta", 1.0), ("speech", 0.9), ("asr", 0.8)]}
-    labels = make_labels(words, {0: 3, 1: 3}, docs, topics)
-    assert labels[0] == "Alpha beta"
-    assert labels[1] == "Speech / Asr" or labels[1] == "Speech / asr"
-
-
 def test_one_paper_is_one_theme():
     docs, vectors, _ = corpus(per_theme=1)
     model = ThemeModel(CFG).fit(docs[:1], vectors[:1])
@@ -128,21 +105,35 @@ def test_small_data_umap_builds_the_same_neighbour_graph_as_umap_itself():
         ours.transform(points[:5])
 
 
-def test_labels_are_sentence_case_but_keep_names_and_acronyms():
-    from pipeline.topics.model import _sentence_case
-
-    texts = ["federated learning on edge devices", "Federated Learning Systems", "we use federated learning",
-             "Gaussian splatting with LiDAR", "3D Gaussian Splatting", "class-incremental learning", "driving"]
-    assert _sentence_case("Federated Learning", texts) == "Federated learning"
-    assert _sentence_case("Gaussian Splatting", texts) == "Gaussian splatting"  # "Gaussian" is never lower case
-    assert _sentence_case("autonomous Driving systems", texts) == "Autonomous driving systems"
-    assert _sentence_case("Class-Incremental Learning", texts) == "Class-incremental learning"
-    assert _sentence_case("LiDAR point clouds", texts) == "LiDAR point clouds"
-    assert _sentence_case("KV cache", texts) == "KV cache"
+def test_outliers_do_not_push_a_theme_past_the_size_bound():
+    core = np.array([0, 0, 0, 1, -1, -1, -1])
+    topics = np.array([0, 0, 0, 1, 0, 0, 1])  # two outliers joined theme 0, one joined theme 1
+    sims = np.array([[0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.1, 0.9], [0.8, 0.7], [0.6, 0.5], [0.2, 0.9]])
+    out = bound_sizes(topics, core, sims, np.array([0, 1]), bound=4)
+    # theme 0 holds 5 > 4: its least similar outlier (row 5) moves to theme 1; core papers never move
+    assert out.tolist() == [0, 0, 0, 1, 0, 1, 1]
+    assert bound_sizes(topics, core, sims, np.array([0, 1]), bound=10).tolist() == topics.tolist()
 
 
-def test_labels_grow_by_a_word_written_in_singular_and_plural():
-    docs = ["Tracking from unmanned aerial vehicles.", "An unmanned aerial vehicle dataset.",
-            "Unmanned aerial vehicles at night.", "Swarms of unmanned aerial vehicles."]
-    labels = make_labels({0: [("unmanned aerial", 1.0)]}, {0: 4}, docs, np.zeros(4, int))
-    assert labels == {0: "Unmanned aerial vehicles"}
+def test_themes_that_cannot_be_named_merge_into_a_neighbour_or_dissolve():
+    model = ThemeModel(CFG)
+    model.topic_ids_ = np.array([0, 1, 2, 3])
+    model.centroids_ = np.eye(4, dtype=np.float32) + np.array([[0, 0.5, 0, 0], [0.5, 0, 0, 0], [0, 0, 0, 0.2], [0, 0, 0.2, 0]])
+    model.centroids_ /= np.linalg.norm(model.centroids_, axis=1, keepdims=True)
+    model.topics_ = np.array([0] * 5 + [1] * 3 + [2] * 6 + [3] * 2)
+    model.core_ = np.ones(16, dtype=bool)
+    model.sizes_by_topic_ = {0: 5, 1: 3, 2: 6, 3: 2}
+    model.label_faithful_ = {0: True, 1: False, 2: True, 3: True}
+    model.label_support_ = {0: 0.5, 1: 0.4, 2: 0.6, 3: 0.05}
+    model.max_theme_size_ = 8
+    model.merged_ = []
+    core = model._consolidate()
+    # theme 3 (support below 0.10) joins its nearest theme 2 (6 + 2 <= 8); theme 1 (unfaithful) joins 0
+    assert core.tolist() == [0] * 8 + [2] * 8 and model.merged_ == [(3, 2), (1, 0)]
+    model.max_theme_size_ = 4  # now neither fits anywhere: both dissolve into outliers
+    model.merged_ = []
+    core = model._consolidate()
+    assert (core[5:8] == -1).all() and (core[14:] == -1).all() and model.merged_ == [(3, -1), (1, -1)]
+    model.label_faithful_, model.label_support_ = {t: True for t in range(4)}, {t: 0.5 for t in range(4)}
+    assert model._consolidate() is None
+

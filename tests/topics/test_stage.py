@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 
 import pandas as pd
 import pytest
 
 from pipeline import clean, config, ingest, topics
 from pipeline.io import read_table, write_table
-from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage
+from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree
 from tests.conftest import cleaned_copy
 
 
@@ -46,7 +47,21 @@ def test_first_run_fits_and_writes_every_output(cleaned, hash_embedder):
     record = json.loads((folder / "run.json").read_text())
     assert record["mode"] == "fit" and record["seed"] == 42 and record["versions"]["bertopic"]
     assert (folder / "state.safetensors").exists() and (folder / "bertopic" / "topics.json").exists()
-    assert hash_embedder.embedded == len(papers)
+    embedded = Counter(hash_embedder.texts)  # each paper once; the rest are candidate labels
+    assert all(embedded[text] == 1 for text in topics.paper_texts(papers))
+    assert set(info["area"]) == set(info["area"]) and info["area_label"].str.len().min() > 0
+    assert all(" · " in d or d == label for d, label in zip(info["description"], info["label"]))
+    assert info["label_support"].between(0, 1).all()
+    tree = read_table(cleaned.paths.topic_tree, TopicTree).set_index("node")
+    assert sorted(tree.loc[tree["level"] == "theme", "topic"]) == sorted(info.index)
+    assert set(tree.loc[tree["level"] == "area"].index) == {f"area:{a}" for a in info["area"]}
+    assert tree["parent"].isna().sum() == 1 and tree.loc[tree["parent"].isna(), "size"].item() == info["size"].sum()
+    for topic, row in info.iterrows():  # a theme's area node is among its ancestors
+        node = f"theme:{topic}"
+        while tree.loc[node, "level"] != "area":
+            node = tree.loc[node, "parent"]
+        assert node == f"area:{row['area']}"
+        assert tree.loc[f"area:{row['area']}", "label"] == row["area_label"]
 
 
 def test_rerun_with_nothing_new_skips(cleaned, hash_embedder):
@@ -98,6 +113,8 @@ def test_refit_keeps_ids_and_labels_of_persisting_themes(cleaned, hash_embedder)
     # same papers, same seed: every theme persists with its id and label
     assert after["topic"].tolist() == before["topic"].tolist()
     assert info_after["label"].to_dict() == info_before["label"].to_dict()
+    # and every area keeps its id and label
+    assert info_after[["area", "area_label"]].to_dict() == info_before[["area", "area_label"]].to_dict()
     runs = lineage["run"].unique()
     last = lineage[lineage["run"] == runs[-1]] if len(runs) > 1 else lineage.iloc[len(info_before):]
     assert set(last["relation"]) == {"same"} and (last["from_topic"] == last["to_topic"]).all()

@@ -1,0 +1,132 @@
+"""Areas: the level above themes, from the tree of theme centroids.
+
+Themes are joined bottom-up by Ward's method on their unit centroids (the agglomeration BERTopic's
+``hierarchical_topics`` performs, here over our own centroids), and the tree is cut into about
+sqrt(themes) areas (2 to 12): a field of 50 themes reads as 7 areas. Each node of the tree becomes a
+row of ``topic_tree.parquet``: themes (leaves), areas (the cut), and the joins within and above the
+areas with the distance at which they join.
+
+Area ids are stable like theme ids: a refit matches its areas to the previous ones by the papers
+they share (Hungarian matching on Jaccard overlap, at least ``min_overlap``); an unmatched area gets
+the next free id, and ids are never reused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def n_areas(n_themes: int) -> int:
+    return int(np.clip(round(np.sqrt(n_themes)), 2, 12)) if n_themes > 2 else 1
+
+
+@dataclass(frozen=True)
+class Tree:
+    """``area_of``: theme id -> local area number (0..k-1); ``rows``: the tree as table rows, with
+    local area numbers in ``area`` (renumbered by ``relabel``)."""
+
+    area_of: dict[int, int]
+    rows: list[dict]
+
+
+def build(centroids: np.ndarray, ids: list[int], sizes: dict[int, int], k: int | None = None) -> Tree:
+    """Join the themes ``ids`` (rows of ``centroids``) into a tree and cut it into ``k`` areas."""
+    ids = [int(t) for t in ids]
+    m = len(ids)
+    k = n_areas(m) if k is None else k
+    if m == 0:
+        return Tree({}, [])
+    if m < 3 or k <= 1:
+        area_of = {t: 0 for t in ids}
+        rows = [_row("area:0", None, "area", None, 0, sum(sizes.get(t, 0) for t in ids), 0.0)]
+        rows += [_row(f"theme:{t}", "area:0", "theme", t, 0, sizes.get(t, 0), 0.0) for t in ids]
+        return Tree(area_of, rows)
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    link = linkage(np.asarray(centroids, dtype=np.float64), method="ward")
+    cut = fcluster(link, t=k, criterion="maxclust")
+    # areas numbered by size, then by smallest theme id (deterministic)
+    groups: dict[int, list[int]] = {}
+    for t, c in zip(ids, cut.tolist()):
+        groups.setdefault(c, []).append(t)
+    ordered = sorted(groups.values(), key=lambda g: (-sum(sizes.get(t, 0) for t in g), min(g)))
+    area_of = {t: a for a, group in enumerate(ordered) for t in group}
+
+    leaves: dict[int, list[int]] = {i: [ids[i]] for i in range(m)}
+    for j, (a, b, _, _) in enumerate(link):
+        leaves[m + j] = leaves[int(a)] + leaves[int(b)]
+    area_size = {a: sum(sizes.get(t, 0) for t in g) for a, g in enumerate(ordered)}
+    full = {a: set(g) for a, g in enumerate(ordered)}
+
+    def name(node: int) -> str:
+        if node < m:
+            return f"theme:{ids[node]}"
+        inside = {area_of[t] for t in leaves[node]}
+        if len(inside) == 1 and set(leaves[node]) == full[next(iter(inside))]:
+            return f"area:{next(iter(inside))}"
+        return f"join:{node - m}"
+
+    parent: dict[str, str] = {}
+    rows = []
+    for j, (a, b, height, _) in enumerate(link):
+        node = m + j
+        for child in (int(a), int(b)):
+            parent[name(child)] = name(node)
+    for node in range(2 * m - 1):
+        label = name(node)
+        inside = {area_of[t] for t in leaves[node]}
+        area = next(iter(inside)) if len(inside) == 1 else None
+        if node < m:
+            t = ids[node]
+            rows.append(_row(label, parent.get(label), "theme", t, area, sizes.get(t, 0), 0.0))
+        else:
+            level = "area" if label.startswith("area:") else "join"
+            rows.append(_row(label, parent.get(label), level, None, area,
+                             sum(sizes.get(t, 0) for t in leaves[node]), float(link[node - m, 2])))
+    for a, group in enumerate(ordered):  # an area of one theme: a node of its own above the theme
+        if len(group) == 1:
+            theme = f"theme:{group[0]}"
+            row = next(r for r in rows if r["node"] == theme)
+            rows.append(_row(f"area:{a}", row["parent"], "area", None, a, area_size[a], 0.0))
+            row["parent"] = f"area:{a}"
+    return Tree(area_of, rows)
+
+
+def _row(node: str, parent: str | None, level: str, topic: int | None, area: int | None, size: int,
+         distance: float) -> dict:
+    return {"node": node, "parent": parent, "level": level, "topic": topic, "area": area, "size": size,
+            "distance": distance}
+
+
+def match(new_members: dict[int, set[str]], old_members: dict[int, set[str]], next_id: int,
+          min_overlap: float = 0.5) -> tuple[dict[int, int], int]:
+    """Stable ids for new areas (local number -> id): each keeps the id of the old area it shares most
+    papers with (Jaccard >= ``min_overlap``, one to one); the others take fresh ids."""
+    from scipy.optimize import linear_sum_assignment
+
+    new_keys, old_keys = sorted(new_members), sorted(old_members)
+    ids: dict[int, int] = {}
+    if new_keys and old_keys:
+        overlap = np.array([[len(new_members[a] & old_members[b]) / max(len(new_members[a] | old_members[b]), 1)
+                             for b in old_keys] for a in new_keys])
+        rows, cols = linear_sum_assignment(-overlap)
+        ids = {new_keys[r]: old_keys[c] for r, c in zip(rows, cols) if overlap[r, c] >= min_overlap}
+    for a in new_keys:
+        if a not in ids:
+            ids[a] = next_id
+            next_id += 1
+    return ids, next_id
+
+
+def relabel(tree: Tree, ids: dict[int, int]) -> Tree:
+    """The tree with local area numbers replaced by stable area ids (in ``area`` and node names)."""
+    def rename(node: str | None) -> str | None:
+        if node is not None and node.startswith("area:"):
+            return f"area:{ids[int(node[5:])]}"
+        return node
+
+    rows = [{**r, "node": rename(r["node"]), "parent": rename(r["parent"]),
+             "area": ids[r["area"]] if r["area"] is not None else None} for r in tree.rows]
+    return Tree({t: ids[a] for t, a in tree.area_of.items()}, rows)

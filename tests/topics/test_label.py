@@ -1,0 +1,102 @@
+"""The label rules: coverage, distinctiveness, faithfulness, acronyms as written, uniqueness, growth."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.topics.label import content_words, extend, name_groups, surface_form, written_case
+from pipeline.topics.metrics import label_measures
+from pipeline.topics.model import stop_words
+
+STOP = frozenset(stop_words())
+
+
+def groups_of(*sizes: int) -> np.ndarray:
+    return np.concatenate([np.full(n, g) for g, n in enumerate(sizes)])
+
+
+def test_label_is_the_phrase_most_papers_contain_not_the_rarest():
+    # every paper says "MoE serving"; only two say "token dropping"
+    docs = [f"MoE serving study {i}. We build MoE serving for experts, with batching." for i in range(8)]
+    docs[0] += " Token dropping helps."
+    docs[1] += " Token dropping hurts."
+    others = [f"Federated learning {i}. Clients train with federated learning and privacy." for i in range(8)]
+    texts = docs + others
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 8), [0, 1], np.eye(2), STOP)
+    assert named[0].label == "MoE serving" and named[0].support == 1.0
+    assert named[1].label == "Federated learning"
+    assert named[0].description.startswith("MoE serving · ")
+    parts = named[0].description.split(" · ")
+    assert 2 <= len(parts) <= 4 and len(set(p.lower() for p in parts)) == len(parts)
+
+
+def test_a_phrase_every_theme_writes_is_not_distinctive():
+    shared = "Large language models are used. "
+    a = [f"{shared}KV cache {'compression' if i % 2 else 'reuse'} {i}. A KV cache for long context." for i in range(6)]
+    b = [f"{shared}Speculative decoding {i}. Speculative decoding with draft models." for i in range(6)]
+    texts = a + b
+    named = name_groups(texts, texts, groups_of(6, 6), [0, 1], np.eye(2), STOP)
+    assert named[0].label == "KV cache" and named[1].label == "Speculative decoding"
+
+
+def test_unfaithful_phrase_is_skipped_for_one_that_lies_nearest_its_own_theme():
+    texts = [f"Edge offloading {i}. Edge offloading of inference to servers, mobile devices." for i in range(6)]
+    texts += [f"Cloud autoscaling {i}. Cloud autoscaling of microservices." for i in range(6)]
+    centroids = np.eye(3)[:2]
+
+    def embed(phrases):  # "edge offloading" embeds next to theme 1, anything else next to theme 0 / 1 by words
+        out = []
+        for p in phrases:
+            if p.lower() == "edge offloading":
+                out.append(np.eye(3)[1])
+            elif "cloud" in p.lower() or "autoscaling" in p.lower() or "microservice" in p.lower():
+                out.append(np.eye(3)[1])
+            else:
+                out.append(np.eye(3)[0])
+        return np.array(out)
+
+    named = name_groups(texts, texts, groups_of(6, 6), [0, 1], centroids, STOP, embed=embed)
+    assert named[0].label != "Edge offloading" and named[0].faithful is True
+    assert named[1].faithful is True
+    measures = label_measures({t: n.label for t, n in named.items()}, groups_of(6, 6), texts, centroids, [0, 1],
+                              embed=embed, stop=STOP)
+    assert measures["label_accuracy"] == 1.0
+
+
+def test_labels_are_unique_across_themes():
+    texts = [f"Graph neural networks {i}. Graph neural networks for molecules." for i in range(10)]
+    named = name_groups(texts, texts, groups_of(5, 5), [0, 1], np.eye(2), STOP)
+    assert content_words(named[0].label, STOP) != content_words(named[1].label, STOP)
+
+
+def test_acronyms_and_names_stay_as_written_other_words_in_lower_case():
+    texts = ["KV cache eviction.", "A KV cache for LLM serving.", "Federated Learning Systems",
+             "federated learning on devices", "we use federated learning", "3D Gaussian Splatting",
+             "Gaussian splatting with LiDAR", "Class-Incremental Learning", "class-incremental learning works"]
+    assert written_case("kv cache", texts) == "KV cache"
+    assert written_case("federated learning", texts) == "federated learning"
+    assert written_case("gaussian splatting", texts) == "Gaussian splatting"  # "Gaussian" is a name
+    assert written_case("class-incremental learning", texts) == "class-incremental learning"
+    assert written_case("test time scaling", ["Test-time scaling works; test-time scaling helps."]) == "test-time scaling"
+    assert surface_form("moe serving", ["MoE serving, MoE-serving and moe serving", "MoE serving"]) == "MoE serving"
+
+
+def test_labels_grow_by_the_word_papers_nearly_always_add():
+    lidar = ["LiDAR point clouds for driving.", "Sparse LiDAR point clouds.", "lidar point clouds again."]
+    assert extend("lidar point", lidar, STOP) == "lidar point clouds"
+    uav = ["Tracking from unmanned aerial vehicles.", "An unmanned aerial vehicle dataset.",
+           "Unmanned aerial vehicles at night.", "Swarms of unmanned aerial vehicles."]
+    assert extend("unmanned aerial", uav, STOP) in ("unmanned aerial vehicles", "Unmanned aerial vehicles")
+    assert extend("point clouds", ["point clouds. Then a different continuation.", "point clouds are"], STOP) == "point clouds"
+
+
+def test_label_measures_support_and_duplicates():
+    texts = ["MoE serving systems", "MoE serving", "expert serving", "serving MoE models today",
+             "federated learning", "federated learning", "learning", "federated"]
+    topics = groups_of(4, 4)
+    measures = label_measures({0: "MoE serving", 1: "Federated learning"}, topics, texts, np.eye(2), [0, 1], stop=STOP)
+    assert measures["label_support"] == {0: 0.75, 1: 0.5}
+    assert measures["label_support_median"] == 0.625 and measures["label_support_min"] == 0.5
+    assert measures["label_accuracy"] is None and measures["duplicate_labels"] == []
+    same = label_measures({0: "MoE serving", 1: "Serving MoE"}, topics, texts, np.eye(2), [0, 1], stop=STOP)
+    assert same["duplicate_labels"] == [["MoE serving", "Serving MoE"]]

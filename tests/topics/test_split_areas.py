@@ -1,0 +1,71 @@
+"""Themes split along HDBSCAN's condensed tree, and areas from the tree of theme centroids."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.topics import areas
+from pipeline.topics.split import CondensedTree, split_large
+
+DTYPE = [("parent", np.intp), ("child", np.intp), ("lambda_val", float), ("child_size", np.intp)]
+
+
+def tree() -> CondensedTree:
+    # points 0-9; root 10 -> clusters 11 (points 0-5) and 12 (points 6-9);
+    # 11 loses point 0, then splits into 13 (points 1-3) and 14 (points 4-5)
+    rows = [(10, 11, 1.0, 6), (10, 12, 1.0, 4), (11, 0, 1.5, 1), (11, 13, 2.0, 3), (11, 14, 2.0, 2)]
+    rows += [(13, p, 3.0, 1) for p in (1, 2, 3)] + [(14, p, 3.0, 1) for p in (4, 5)]
+    rows += [(12, p, 2.0, 1) for p in (6, 7, 8, 9)]
+    return CondensedTree(np.array(rows, dtype=DTYPE), 10)
+
+
+def test_condensed_tree_points_and_nodes():
+    t = tree()
+    assert sorted(t.under(11).tolist()) == [0, 1, 2, 3, 4, 5] and sorted(t.under(10).tolist()) == list(range(10))
+    assert t.node_of(np.array([1, 2, 3])) == 13 and t.node_of(np.array([0, 4])) == 11
+
+
+def test_large_theme_is_replaced_by_its_parts_in_the_tree():
+    labels = np.array([0] * 6 + [1] * 4)
+    out = split_large(labels, tree(), max_size=4)
+    # theme 0 (6 > 4) becomes 13 (keeps id 0) and 14 (new id 2); point 0 fell out before the split
+    assert out.tolist() == [-1, 0, 0, 0, 2, 2, 1, 1, 1, 1]
+    assert split_large(labels, tree(), max_size=6).tolist() == labels.tolist()
+    # a leaf that is still too large stays whole
+    assert split_large(np.array([-1, 0, 0, 0, -1, -1, 1, 1, 1, 1]), tree(), max_size=2)[1:4].tolist() == [0, 0, 0]
+
+
+def centroids_two_groups():
+    rng = np.random.default_rng(0)
+    a, b = np.eye(8)[0], np.eye(8)[1]
+    rows = [a + 0.1 * rng.normal(size=8) for _ in range(3)] + [b + 0.1 * rng.normal(size=8) for _ in range(4)]
+    rows = np.array(rows)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_areas_group_near_themes_and_the_tree_is_whole():
+    ids = [10, 11, 12, 20, 21, 22, 23]
+    sizes = dict(zip(ids, [5, 5, 5, 4, 4, 4, 4]))
+    t = areas.build(centroids_two_groups(), ids, sizes, k=2)
+    assert {t.area_of[i] for i in (10, 11, 12)} != {t.area_of[i] for i in (20, 21, 22, 23)}
+    assert len({t.area_of[i] for i in (10, 11, 12)}) == 1 and len({t.area_of[i] for i in (20, 21, 22, 23)}) == 1
+    assert t.area_of[20] == 0  # the larger area (16 papers) is area 0
+    nodes = {r["node"]: r for r in t.rows}
+    roots = [r for r in t.rows if r["parent"] is None]
+    assert len(roots) == 1 and roots[0]["size"] == sum(sizes.values())
+    assert all(r["parent"] in nodes for r in t.rows if r["parent"] is not None)
+    assert sorted(r["node"] for r in t.rows if r["level"] == "area") == ["area:0", "area:1"]
+    for theme in ids:  # every theme lies under its area's node
+        node = f"theme:{theme}"
+        while nodes[node]["level"] != "area":
+            node = nodes[node]["parent"]
+        assert node == f"area:{t.area_of[theme]}"
+
+
+def test_area_ids_survive_a_refit_by_shared_papers():
+    old = {0: {"a", "b", "c", "d"}, 1: {"e", "f", "g"}}
+    new = {0: {"e", "f", "g", "h"}, 1: {"a", "b", "c"}, 2: {"x", "y"}}
+    ids, next_id = areas.match(new, old, next_id=2)
+    assert ids == {0: 1, 1: 0, 2: 2} and next_id == 3
+    t = areas.relabel(areas.build(centroids_two_groups(), list(range(7)), {i: 1 for i in range(7)}, k=2), {0: 5, 1: 7})
+    assert set(t.area_of.values()) == {5, 7} and {r["node"] for r in t.rows if r["level"] == "area"} == {"area:5", "area:7"}
