@@ -40,8 +40,10 @@ def _save_all(figures: dict, folder: Path) -> dict:
     return saved
 
 
-def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = False, now: pd.Timestamp | None = None) -> StageResult:
-    """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers)."""
+def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = False, now: pd.Timestamp | None = None,
+                 level: str = "theme") -> StageResult:
+    """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
+    by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``."""
     from pipeline.report.weekly import REPORT_HTML, STATUS_TEXT, build, to_markdown
 
     start = time.perf_counter()
@@ -53,8 +55,8 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
             monday = (now.normalize() - pd.Timedelta(days=now.weekday() + 7))
     else:
         monday = data.monday_of(week)
-    report = build(corpus, monday, TrendConfig(), primary_only=primary_only)
-    folder = cfg.paths.reports / "weekly" / report.week
+    report = build(corpus, monday, TrendConfig(), primary_only=primary_only, level=level)
+    folder = cfg.paths.reports / "weekly" / (report.week + ("-areas" if level == "area" else ""))
     figures = _save_all(report.figures, folder)
     papers = report.papers.sort_values(Papers.title)
     html = render(
@@ -71,11 +73,13 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     counts = {"papers this week": len(report.papers), "rising": len(report.by_status("rising")),
               "falling": len(report.by_status("falling"))}
     log.info("report: %s", cfg.paths.display(folder / "index.html"))
-    return StageResult(f"report weekly {report.week}", ran=True, counts=counts, seconds=time.perf_counter() - start)
+    return StageResult(f"report weekly {report.week}" + (" (areas)" if level == "area" else ""), ran=True, counts=counts, seconds=time.perf_counter() - start)
 
 
-def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False) -> StageResult:
-    """Write the landscape survey over [since, until] (default: every paper)."""
+def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False,
+                 level: str = "theme") -> StageResult:
+    """Write the landscape survey over [since, until] (default: every paper), by theme (grouped under
+    areas) or, with ``level="area"``, by area into ``<since>_<until>-areas/``."""
     import numpy as np
 
     from pipeline.report.survey import build
@@ -97,8 +101,8 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     identity = state.embedder if state.embedder else embedder.identity
     embeddings, _ = EmbeddingCache(cfg.paths.interim / "embeddings", identity).embed(paper_texts(papers), embedder)
     centroids = {int(t): c for t, c in zip(state.ids, state.centroids)}
-    result = build(corpus, embeddings, centroids, first, last, primary_only=primary_only)
-    folder = cfg.paths.reports / "survey" / result.period
+    result = build(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
+    folder = cfg.paths.reports / "survey" / (result.period + ("-areas" if level == "area" else ""))
     figures = _save_all(result.figures, folder)
     titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
     html = render(SURVEY_HTML, s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,

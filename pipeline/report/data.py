@@ -30,6 +30,42 @@ def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame) -> 
     return Corpus(out, info.set_index(TopicInfo.topic))
 
 
+LEVELS = ("theme", "area")
+
+
+def at_level(corpus: Corpus, level: str) -> Corpus:
+    """The corpus as it is (``theme``), or with areas in place of themes (``area``): each paper's
+    topic becomes its theme's area, and the themes table holds one row per area (label, description,
+    size, keywords and representative papers of its largest themes, first week)."""
+    if level == "theme":
+        return corpus
+    if level != "area":
+        raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    themes = corpus.themes
+    area_of = themes[TopicInfo.area].astype(int)
+    papers = corpus.papers.assign(topic=corpus.papers["topic"].map(area_of).fillna(-1).astype(int))
+    rows = []
+    for area, group in themes.sort_values(TopicInfo.size, ascending=False).groupby(TopicInfo.area, sort=False):
+        largest = group.head(3)
+        rows.append({
+            TopicInfo.topic: int(area), TopicInfo.label: group[TopicInfo.area_label].iloc[0],
+            TopicInfo.description: " · ".join(largest[TopicInfo.label]) + (" …" if len(group) > 3 else ""),
+            TopicInfo.label_support: None, TopicInfo.area: int(area), TopicInfo.area_label: group[TopicInfo.area_label].iloc[0],
+            TopicInfo.keywords: [k for ks in largest[TopicInfo.keywords] for k in list(ks)[:4]],
+            TopicInfo.size: int(group[TopicInfo.size].sum()),
+            TopicInfo.representative_ids: [r for rs in largest[TopicInfo.representative_ids] for r in list(rs)[:1]],
+            TopicInfo.first_week: group[TopicInfo.first_week].dropna().min() if group[TopicInfo.first_week].notna().any() else None,
+        })
+    table = pd.DataFrame(rows).set_index(TopicInfo.topic) if rows else themes.iloc[:0]
+    return Corpus(papers, table)
+
+
+def areas_of(corpus: Corpus) -> dict[int, tuple[int, str]]:
+    """Theme -> (area id, area label)."""
+    themes = corpus.themes
+    return {int(t): (int(a), str(lab)) for t, a, lab in zip(themes.index, themes[TopicInfo.area], themes[TopicInfo.area_label])}
+
+
 def week_label(monday: pd.Timestamp) -> str:
     iso = monday.isocalendar()
     return f"{iso.year}-W{iso.week:02d}"

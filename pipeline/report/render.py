@@ -55,7 +55,8 @@ h1 { font-size: 1.7em; margin-bottom: 0.1em; } h2 { margin-top: 1.8em; border-bo
   padding: 0.6em 1em; min-width: 9em; } .numbers b { display: block; font-size: 1.6em; }
 table { border-collapse: collapse; width: 100%; font-size: 0.92em; margin: 0.6em 0; }
 th, td { text-align: left; padding: 0.3em 0.5em; border-bottom: 1px solid #eee; vertical-align: top; }
-th { background: #fafafa; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #fafafa; } tr.area th { background: #eef2f7; font-size: 1.02em; padding-top: 0.6em; }
+.desc { color: #666; font-size: 0.86em; margin: 0.1em 0 0.2em 1.3em; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em; }
 .status-rising { color: #1a7f37; font-weight: 600; } .status-falling { color: #cf222e; font-weight: 600; }
 .status-new { color: #0969da; font-weight: 600; } .status-quiet { color: #8c959f; }

@@ -16,8 +16,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from pipeline.report import plots
-from pipeline.report.data import Corpus, theme_by_category, week_label, weekly_topic_counts
-from pipeline.schemas import Papers
+from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, week_label, weekly_topic_counts
+from pipeline.schemas import Papers, TopicInfo
 
 
 def landmark_layout(embeddings: np.ndarray, topics: np.ndarray, centroids: dict[int, np.ndarray],
@@ -74,6 +74,8 @@ class Survey:
     themes: pd.DataFrame  # label, keywords, size in period, representative papers, growth
     labels: dict[int, str]
     primary_only: bool
+    level: str = "theme"
+    groups: list[tuple[str | None, int, pd.DataFrame]] = field(default_factory=list)  # area, papers, theme rows
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
 
     @property
@@ -92,8 +94,23 @@ def growth_table(counts: pd.DataFrame) -> pd.DataFrame:
     return table.assign(delta=table["last_share"] - table["first_share"])
 
 
+def area_centroids(corpus: Corpus, centroids: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """Each area's centroid: its themes' centroids weighted by their sizes, unit length."""
+    out: dict[int, np.ndarray] = {}
+    for t, (area, _) in areas_of(corpus).items():
+        if t in centroids:
+            out[area] = out.get(area, 0) + centroids[t] * max(int(corpus.themes.loc[t, TopicInfo.size]), 1)
+    return {a: v / max(float(np.linalg.norm(v)), 1e-12) for a, v in out.items()}
+
+
 def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarray], since: pd.Timestamp,
-          until: pd.Timestamp, *, primary_only: bool = False) -> Survey:
+          until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme") -> Survey:
+    """The survey of [since, until]. At ``level="area"`` areas take the place of themes everywhere;
+    at ``"theme"`` the table of themes is grouped under their areas."""
+    areas = areas_of(corpus)
+    if level == "area":
+        centroids = area_centroids(corpus, centroids)
+    corpus = at_level(corpus, level)
     papers = corpus.papers
     inside = (papers[Papers.published] >= since) & (papers[Papers.published] < until + pd.Timedelta(days=1))
     period = papers[inside]
@@ -107,7 +124,15 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     growth = growth_table(counts) if len(mondays) >= 3 else pd.DataFrame(columns=["topic", "delta"])
     themes = corpus.themes.assign(size_in_period=sizes.reindex(corpus.themes.index, fill_value=0))
     themes = themes.join(growth.set_index("topic")[["delta"]] if not growth.empty else pd.DataFrame(columns=["delta"]))
-    survey = Survey(since, until, period, themes.sort_values("size_in_period", ascending=False), labels, primary_only)
+    survey = Survey(since, until, period, themes.sort_values("size_in_period", ascending=False), labels, primary_only,
+                    level)
+    shown = survey.themes[survey.themes["size_in_period"] > 0]
+    if level == "theme" and not shown.empty:
+        area = shown.index.map(lambda t: areas.get(int(t), (-1, "No area"))[1])
+        totals = shown.groupby(area, sort=False)["size_in_period"].sum().sort_values(ascending=False, kind="stable")
+        survey.groups = [(name, int(total), shown[area == name]) for name, total in totals.items()]
+    elif not shown.empty:
+        survey.groups = [(None, int(shown["size_in_period"].sum()), shown)]
     span = f"{since:%Y-%m-%d} to {until:%Y-%m-%d}"
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     xy = landmark_layout(emb, topics, centroids)

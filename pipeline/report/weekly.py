@@ -14,13 +14,15 @@ from matplotlib.figure import Figure
 from pipeline.report import plots
 from pipeline.report.data import (
     Corpus,
+    areas_of,
+    at_level,
     category_counts,
     theme_by_category,
     week_label,
     weekly_topic_counts,
 )
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
-from pipeline.schemas import Papers
+from pipeline.schemas import Papers, TopicInfo
 
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
 
@@ -37,6 +39,9 @@ class WeeklyReport:
     primary_only: bool
     trailing_papers: int
     trailing_weeks: int  # of the cfg.window weeks before, those that hold papers
+    level: str = "theme"  # "theme", or "area": areas take the place of themes
+    descriptions: dict[int, str] = field(default_factory=dict)
+    groups: list[tuple[str | None, int, pd.DataFrame]] = field(default_factory=list)  # area, papers, rows
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
 
     @property
@@ -59,7 +64,11 @@ class WeeklyReport:
 
 
 def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *, primary_only: bool = False,
-          history: int = 12) -> WeeklyReport:
+          history: int = 12, level: str = "theme") -> WeeklyReport:
+    """The report of the week starting ``monday``. At ``level="area"`` every count, test and chart
+    is by area; at ``"theme"`` the table of the week's themes is grouped under their areas."""
+    areas = areas_of(corpus)
+    corpus = at_level(corpus, level)
     labels = corpus.labels
     window = week_range(monday, cfg.window)
     papers = corpus.papers
@@ -77,7 +86,8 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
         "trailing mean": category_counts(before, primary_only=primary_only) / covered,
     }).fillna(0).sort_values("this week", ascending=False)
     report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before),
-                          covered)
+                          covered, level, corpus.themes[TopicInfo.description].astype(str).to_dict())
+    report.groups = group_rows(table, areas if level == "theme" else {})
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
     report.figures["categories"] = (plots.category_volume(
@@ -102,10 +112,21 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     return report
 
 
+def group_rows(trend: pd.DataFrame, areas: dict[int, tuple[int, str]]) -> list[tuple[str | None, int, pd.DataFrame]]:
+    """The week's themes (those with papers) ranked by share, grouped under their areas (largest area
+    this week first); without ``areas`` one group. Each row keeps its overall ``rank``."""
+    rows = trend[trend["count"] > 0].assign(rank=lambda t: range(1, len(t) + 1))
+    if not areas or rows.empty:
+        return [(None, int(rows["count"].sum()), rows)] if not rows.empty else []
+    rows = rows.assign(area=[areas.get(int(t), (-1, "No area"))[1] for t in rows["topic"]])
+    totals = rows.groupby("area", sort=False)["count"].sum().sort_values(ascending=False, kind="stable")
+    return [(area, int(total), rows[rows["area"] == area]) for area, total in totals.items()]
+
+
 REPORT_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>paper-trends · {{ r.week }}</title><style>{{ style }}</style></head><body>
-<h1>Research trends, {{ r.week }}</h1>
+<h1>Research trends, {{ r.week }}{% if r.level == 'area' %}: areas{% endif %}</h1>
 <p class="sub">{{ r.monday.strftime('%a %d %b %Y') }} – {{ r.sunday.strftime('%a %d %b %Y') }} (ISO week, Monday start, UTC)
  · generated {{ generated }}</p>
 {% if r.empty %}
@@ -138,17 +159,22 @@ normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 {% endfor %}</ul>{% else %}<p class="note">None.</p>{% endif %}
 {% endfor %}
 {% set f = figures['movers'] %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
-<h2>Themes this week</h2>
-<table><thead><tr><th>#</th><th>theme</th><th class="n">papers</th><th class="n">share</th>
+<h2>{{ r.level|capitalize }}s this week</h2>
+{% if r.level == 'theme' %}<p class="note">Themes grouped under their areas (groups of related themes), the busiest area first;
+# ranks the themes by this week's share. Under each name, its strongest phrases.</p>{% endif %}
+<table><thead><tr><th>#</th><th>{{ r.level }}</th><th class="n">papers</th><th class="n">share</th>
 <th class="n">weekly mean before</th><th class="n" title="papers above or below what the theme's earlier share predicts for this week's volume">vs expected</th><th>status</th></tr></thead><tbody>
-{% for row in r.trend[r.trend['count'] > 0].itertuples() %}
-<tr><td class="n">{{ loop.index }}</td><td><span class="swatch" style="background: {{ color(row.topic) }}"></span>{{ r.labels[row.topic] }}
+{% for area, total, rows in r.groups %}
+{% if area %}<tr class="area"><th colspan="7">{{ area }} · {{ total }} paper{{ 's' if total != 1 }}</th></tr>{% endif %}
+{% for row in rows.itertuples() %}
+<tr><td class="n">{{ row.rank }}</td><td><span class="swatch" style="background: {{ color(row.topic) }}"></span>{{ r.labels[row.topic] }}
+<div class="desc">{{ r.descriptions.get(row.topic, '') }}</div>
 <details><summary>{{ row.count }} paper{{ 's' if row.count != 1 }}</summary><ul>
 {% for p in papers_of(row.topic).itertuples() %}<li>{% if p.url %}<a href="{{ p.url }}">{{ p.title }}</a>{% else %}{{ p.title }}{% endif %}</li>{% endfor %}
 </ul></details></td>
 <td class="n">{{ row.count }}</td><td class="n">{{ row.share|pct }}</td><td class="n">{{ '%.1f'|format(row.trailing_mean) }}</td>
 <td class="n">{{ row.change|signed }}</td><td class="status-{{ row.status }}">{{ status_text[row.status] }}</td></tr>
-{% endfor %}</tbody></table>
+{% endfor %}{% endfor %}</tbody></table>
 <p class="note">vs expected: papers above (+) or below (−) what the theme's share over the weeks before predicts
 for this week's {{ r.papers|length }} papers.{% if unassigned|length == 1 %} 1 paper this week belongs to no theme.{% elif unassigned|length %}
 {{ unassigned|length }} papers this week belong to no theme.{% endif %}</p>
@@ -165,7 +191,7 @@ for this week's {{ r.papers|length }} papers.{% if unassigned|length == 1 %} 1 p
 def to_markdown(r: WeeklyReport) -> str:
     from pipeline.report.render import md_escape as esc
 
-    lines = [f"# Research trends, {r.week}", "",
+    lines = [f"# Research trends, {r.week}" + (": areas" if r.level == "area" else ""), "",
              f"{r.monday:%a %d %b %Y} – {r.sunday:%a %d %b %Y} (ISO week, UTC)", ""]
     if r.empty:
         lines += [f"**No papers were published in {r.week}.**", ""]
@@ -179,9 +205,14 @@ def to_markdown(r: WeeklyReport) -> str:
     counting = "primary category only" if r.primary_only else "every category a paper is listed in"
     lines += ["", f"_Counts use {counting}._", ""]
     if not r.empty:
-        lines += ["## Themes this week", "", "| theme | papers | share | weekly mean before | status |", "|---|---:|---:|---:|---|"]
-        for row in r.trend[r.trend["count"] > 0].itertuples():
-            lines.append(f"| {esc(r.labels[row.topic])} | {row.count} | {100 * row.share:.1f} % | {row.trailing_mean:.1f} | {STATUS_TEXT[row.status]} |")
+        lines += [f"## {r.level.capitalize()}s this week", "", f"| # | {r.level} | papers | share | weekly mean before | status |",
+                  "|---:|---|---:|---:|---:|---|"]
+        for area, total, rows in r.groups:
+            if area:
+                lines.append(f"| | **{esc(area)}** ({total}) | | | | |")
+            for row in rows.itertuples():
+                lines.append(f"| {row.rank} | {esc(r.labels[row.topic])} | {row.count} | {100 * row.share:.1f} % | "
+                             f"{row.trailing_mean:.1f} | {STATUS_TEXT[row.status]} |")
         lines += ["", "_Rising/falling: exact conditional binomial test of this week's share against the trailing "
                   f"{r.cfg.window} weeks, Benjamini–Hochberg FDR {100 * r.cfg.alpha:.0f} %._", ""]
         for row in r.trend[r.trend["count"] > 0].head(10).itertuples():

@@ -1,8 +1,11 @@
 """``paper-trends evaluate``: how good are the current themes?
 
-Scores the assignment in ``doc_topics.parquet`` (see ``metrics``) and measures stability: the themes
-are fitted again from the cached embeddings with the configured seed and with ``seed + 1``, and the
-ARI between the two fits is reported. Writes ``reports/evaluation/metrics.json``.
+Scores the assignment in ``doc_topics.parquet`` (see ``metrics``), the labels (each label embedded
+with the papers' model: does it lie nearest its own theme's centroid; how many of the theme's papers
+contain every content word of it; duplicate or near-duplicate labels), the largest theme's share, the
+number of areas, and stability: the themes are fitted again from the cached embeddings with the
+configured seed and with ``seed + 1``, and the ARI between the two fits is reported. Writes
+``reports/evaluation/metrics.json``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from pipeline.io import read_table, write_json
 from pipeline.schemas import DocTopics, Papers
 from pipeline.topics import State, make_embedder, paper_texts
 from pipeline.topics.embed import Embedder, EmbeddingCache
-from pipeline.topics.metrics import agreement, summary
+from pipeline.topics.metrics import agreement, label_measures, summary
+from pipeline.topics.model import stop_words
 
 
 def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None = None) -> dict:
@@ -31,10 +35,17 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     texts = paper_texts(papers)
     terms = {t: [w for w, _ in words] for t, words in state.words.items()}
     result = summary(topics, terms, texts, papers[Papers.primary_category].tolist())
+    sizes = np.bincount(topics[topics >= 0]) if (topics >= 0).any() else np.zeros(1)
+    result["largest_theme_share"] = float(sizes.max() / max(len(topics), 1))
+    result["n_areas"] = len(state.area_labels)
+    embedder = embedder or make_embedder(cfg.topics)
+    labels = label_measures(state.labels, topics, texts, state.centroids, state.ids.tolist(), embed=embedder.encode,
+                            stop=frozenset(stop_words(cfg.topics.stop_words)))
+    result.update({k: v for k, v in labels.items() if k != "label_support"})
+    result["labels_below_0.10_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < 0.10)
     if stability:
         from pipeline.topics.model import ThemeModel
 
-        embedder = embedder or make_embedder(cfg.topics)
         embeddings, _ = EmbeddingCache(paths.interim / "embeddings", embedder.identity).embed(texts, embedder)
         start = time.perf_counter()
         fits = [ThemeModel(dataclasses.replace(cfg.topics, seed=s)).fit(texts, embeddings).topics_
