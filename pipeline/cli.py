@@ -99,7 +99,8 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
       ingest   listings (arXiv API, listing pages, digests, daily JSONL, Kaggle, CSV)
                -> data/interim/listings.parquet
       clean    -> data/processed/papers.parquet (+ duplicates.parquet, quarantine.parquet)
-      topics   -> data/processed/doc_topics.parquet, topic_info.parquet, topic_lineage.parquet
+      topics   -> data/processed/doc_topics.parquet, topic_info.parquet, topic_tree.parquet,
+               topic_lineage.parquet
       report   -> reports/weekly/<YYYY-Www>/ and reports/survey/<since>_<until>/
       run      every stage in order (the report step writes the latest weekly report);
                with --fetch CAT it fetches first
@@ -262,9 +263,11 @@ def clean(obj: _Obj, force: bool) -> None:
 @click.option("--force", is_flag=True, help="Re-run even if papers, config and code are unchanged.")
 @click.pass_obj
 def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
-    """Cluster papers into themes with BERTopic (data/processed/doc_topics.parquet, topic_info.parquet).
+    """Cluster papers into themes with BERTopic, group them into areas, and name both
+    (data/processed/doc_topics.parquet, topic_info.parquet, topic_tree.parquet).
 
-    The first run fits themes on every paper. Later runs keep every paper's theme and place only new
+    The first run fits themes on every paper: no theme holds more than 5 % of them, and each is named
+    by a phrase most of its papers contain that lies nearest its own theme. Later runs keep every paper's theme and place only new
     papers, by nearest theme (only new papers are embedded). --refit clusters everything again and
     matches the new themes to the old ones, so a theme keeps its id and label; topic_lineage.parquet
     records what stayed, split, merged, was born or retired. The embedding model (all-MiniLM-L6-v2)

@@ -81,7 +81,8 @@ TOP_SHARE = 10  # themes stacked in the share-by-week chart
 TOP_THEMES = 30  # themes in the survey's size bars and sparklines
 
 
-def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SHARE) -> Figure:
+def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SHARE,
+                  noun: str = "themes") -> Figure:
     """Stacked area of the ``top`` themes' shares of each week's papers (largest first, at the bottom).
 
     The rest (other themes, unassigned papers) is left out rather than drawn as one band: with dozens
@@ -99,7 +100,7 @@ def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, t
     ax.set_xlim(0, max(len(weeks) - 1, 1))
     ax.set_ylim(bottom=0)
     named = len([t for t in shares.columns if t != -1])
-    ax.set_ylabel(f"share of the week's papers (%),\n{len(themes)} largest of {named} themes", fontsize=9)
+    ax.set_ylabel(f"share of the week's papers (%),\n{len(themes)} largest of {named} {noun}", fontsize=9)
     _week_ticks(ax, weeks)
     ax.set_title(title, loc="left", fontsize=11)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8, reverse=True)

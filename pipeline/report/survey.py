@@ -61,9 +61,9 @@ def landmark_layout(embeddings: np.ndarray, topics: np.ndarray, centroids: dict[
 MAP_LABELS = 60  # themes named on the map, largest first
 
 
-def _largest(shown: int, total: int, verb: str = "") -> str:
-    """The end of a caption: which themes a figure leaves out, if any."""
-    return f"; the {shown} largest of the {total} themes{verb}." if total > shown else "."
+def _largest(shown: int, total: int, verb: str = "", noun: str = "themes") -> str:
+    """The end of a caption: which themes (or areas) a figure leaves out, if any."""
+    return f"; the {shown} largest of the {total} {noun}{verb}." if total > shown else "."
 
 
 @dataclass
@@ -133,28 +133,29 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
         survey.groups = [(name, int(total), shown[area == name]) for name, total in totals.items()]
     elif not shown.empty:
         survey.groups = [(None, int(shown["size_in_period"].sum()), shown)]
+    noun = f"{level}s"
     span = f"{since:%Y-%m-%d} to {until:%Y-%m-%d}"
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     xy = landmark_layout(emb, topics, centroids)
     survey.figures["map"] = (plots.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers",
                                              max_labels=MAP_LABELS),
-                             "Every paper, coloured by theme; themes close in meaning are close on the map"
-                             + _largest(MAP_LABELS, len(sizes), " are named"))
-    survey.figures["sizes"] = (plots.sizes(sizes, labels, title="Themes by size"),
-                               "Papers per theme in the period" + _largest(plots.TOP_THEMES, len(sizes)))
+                             f"Every paper, coloured by {level}; {level}s close in meaning are close on the map"
+                             + _largest(MAP_LABELS, len(sizes), " are named", noun))
+    survey.figures["sizes"] = (plots.sizes(sizes, labels, title=f"{noun.capitalize()} by size"),
+                               f"Papers per {level} in the period" + _largest(plots.TOP_THEMES, len(sizes), noun=noun))
     present = [t for t in sorted(centroids) if t in sizes.index]
     survey.figures["hierarchy"] = (plots.hierarchy(np.stack([centroids[t] for t in present]) if present else np.zeros((0, 1)),
-                                                   present, labels, title="Which themes are close"),
-                                   "Themes joined by the cosine distance of their centroids (average linkage).")
+                                                   present, labels, title=f"Which {noun} are close"),
+                                   f"{noun.capitalize()} joined by the cosine distance of their centroids (average linkage).")
     if not counts.empty:
         counts.index = [week_label(m) for m in counts.index]
-    survey.figures["sparklines"] = (plots.sparklines(counts, labels, title="Papers per week, by theme"),
-                                    f"Weekly papers per theme, {span}; the number is the total"
-                                    + _largest(plots.TOP_THEMES, len(sizes)))
+    survey.figures["sparklines"] = (plots.sparklines(counts, labels, title=f"Papers per week, by {level}"),
+                                    f"Weekly papers per {level}, {span}; the number is the total"
+                                    + _largest(plots.TOP_THEMES, len(sizes), noun=noun))
     survey.figures["categories"] = (plots.heatmap(theme_by_category(period, primary_only=primary_only), labels,
-                                                  title="Themes by arXiv category", note=f"Counts use {counting}."),
-                                    f"Papers of each theme in each arXiv category ({counting}).")
+                                                  title=f"{noun.capitalize()} by arXiv category", note=f"Counts use {counting}."),
+                                    f"Papers of each {level} in each arXiv category ({counting}).")
     movers = pd.concat([growth.nsmallest(8, "delta"), growth.nlargest(8, "delta")]).drop_duplicates("topic") if not growth.empty else growth
-    survey.figures["growth"] = (plots.growth(movers, labels, title="Fastest-growing and shrinking themes"),
+    survey.figures["growth"] = (plots.growth(movers, labels, title=f"Fastest-growing and shrinking {noun}"),
                                 "Share of the period's papers in its last third minus its first third.")
     return survey

@@ -98,17 +98,17 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     shares.index = [week_label(m) for m in shares.index]
     named = len([t for t in counts.columns if t != -1])
     report.figures["share_by_week"] = (plots.share_by_week(
-        shares, labels, title=f"Theme share by week, {shares.index[0]} to {report.week}"),
-        f"Share of each week's papers held by the {min(plots.TOP_SHARE, named)} largest of the {named} themes, "
-        "stacked; the other themes and unassigned papers make up the rest of each week.")
+        shares, labels, title=f"{level.capitalize()} share by week, {shares.index[0]} to {report.week}", noun=f"{level}s"),
+        f"Share of each week's papers held by the {min(plots.TOP_SHARE, named)} largest of the {named} {level}s, "
+        f"stacked; the other {level}s and unassigned papers make up the rest of each week.")
     movers = report.trend[report.trend["status"].isin(["rising", "falling"])]["topic"].tolist()
     report.figures["movers"] = (plots.theme_series(
-        shares, movers[:9], labels, title="Rising and falling themes: weekly share"),
+        shares, movers[:9], labels, title=f"Rising and falling {level}s: weekly share"),
         "Weekly share of each theme found rising or falling this week; the dot is this week.")
     matrix = theme_by_category(this, primary_only=primary_only)
     report.figures["heatmap"] = (plots.heatmap(
-        matrix, labels, title=f"Themes by arXiv category, {report.week}", note=f"Counts use {counting}."),
-        f"Papers of each theme in each arXiv category this week (counts use {counting}).")
+        matrix, labels, title=f"{level.capitalize()}s by arXiv category, {report.week}", note=f"Counts use {counting}."),
+        f"Papers of each {level} in each arXiv category this week (counts use {counting}).")
     return report
 
 
@@ -137,18 +137,18 @@ pick another week with <code>--week</code>.</p>
 <div class="numbers">
  <div><b>{{ r.papers|length }}</b>new papers</div>
  <div><b>{{ '%.0f'|format(r.trailing_papers / r.trailing_weeks) }}</b>weekly mean, previous {{ r.trailing_weeks }} weeks</div>
- <div><b>{{ r.by_status('rising')|length }}</b>rising themes</div>
- <div><b>{{ r.by_status('falling')|length }}</b>falling themes</div>
- <div><b>{{ r.by_status('new')|length }}</b>new themes</div>
+ <div><b>{{ r.by_status('rising')|length }}</b>rising {{ r.level }}s</div>
+ <div><b>{{ r.by_status('falling')|length }}</b>falling {{ r.level }}s</div>
+ <div><b>{{ r.by_status('new')|length }}</b>new {{ r.level }}s</div>
 </div>
 {% for key in ['categories'] %}{% set f = figures[key] %}
 <figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
 {% endfor %}
 {% if not r.empty %}
-<h2>Rising and falling themes</h2>
+<h2>Rising and falling {{ r.level }}s</h2>
 <p class="note">A theme rises or falls when its share of the week's papers differs from its share over the
 {{ r.cfg.window }} weeks before, by an exact conditional binomial test of the two rates (two-sided), with the
-Benjamini–Hochberg false discovery rate held at {{ (100 * r.cfg.alpha)|round|int }} % over all themes. Counts are
+Benjamini–Hochberg false discovery rate held at {{ (100 * r.cfg.alpha)|round|int }} % over all {{ r.level }}s. Counts are
 normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 {% for status, title in [('rising', 'Rising'), ('falling', 'Falling'), ('new', 'New this week'), ('quiet', 'Went quiet')] %}
 {% set rows = r.by_status(status) %}

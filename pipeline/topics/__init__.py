@@ -1,9 +1,11 @@
 """Topics stage: ``papers.parquet`` -> themes with stable ids.
 
 Tables written (``data/processed/``): ``doc_topics.parquet`` (paper -> theme, -1 unassigned),
-``topic_info.parquet`` (label, keywords, size, representative papers, first week) and
+``topic_info.parquet`` (label, description, label support, area, keywords, size, representative
+papers, first week), ``topic_tree.parquet`` (themes, areas and the joins between them) and
 ``topic_lineage.parquet`` (what each fit did to each theme). The fitted state lives in
-``data/models/topics/``: ``state.safetensors`` (theme centroids), ``state.json`` (labels, keywords),
+``data/models/topics/``: ``state.safetensors`` (theme centroids), ``state.json`` (labels, keywords,
+descriptions, areas, the tree),
 ``bertopic/`` (the BERTopic model, safetensors, loadable offline with
 ``BERTopic.load(path, embedding_model=...)``) and ``run.json`` (versions, seed, model hash, config,
 timings).

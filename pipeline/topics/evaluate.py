@@ -48,7 +48,9 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
 
         embeddings, _ = EmbeddingCache(paths.interim / "embeddings", embedder.identity).embed(texts, embedder)
         start = time.perf_counter()
-        fits = [ThemeModel(dataclasses.replace(cfg.topics, seed=s)).fit(texts, embeddings).topics_
+        titles = papers[Papers.title].tolist()
+        fits = [ThemeModel(dataclasses.replace(cfg.topics, seed=s)).fit(texts, embeddings, titles=titles,
+                                                                         embed=embedder.encode).topics_
                 for s in (cfg.topics.seed, cfg.topics.seed + 1)]
         result["stability_ari_two_seeds"] = agreement(fits[0], fits[1])[1]
         result["stability_seeds"] = [cfg.topics.seed, cfg.topics.seed + 1]

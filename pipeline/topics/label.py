@@ -214,8 +214,10 @@ def name_groups(
         if not ranked:
             words = [c for c in candidates[t] if c.words not in taken][:2]
             label = " / ".join(written_case(c.phrase, sample) for c in words) or f"Theme {t}"
-            taken.add(frozenset().union(*(c.words for c in words)) if words else frozenset({label}))
-            out[t] = Named(capitalised(label), _description(candidates[t], None, sample), 0.0, None)
+            key = frozenset().union(*(c.words for c in words)) if words else frozenset({label})
+            taken.add(key)
+            fits = support(key, [doc_index.sets[i] for i in members[t]]) if words else 0.0
+            out[t] = Named(capitalised(label), _description(candidates[t], None, sample), fits, None)
             continue
         chosen = ranked[0]
         grown = extend(chosen.phrase, sample, stop)

@@ -189,9 +189,9 @@ def scaled(n: int, cfg: TopicsConfig) -> Sizes:
     """Clustering sizes for a corpus of ``n`` papers: a weekly listing of 100 and a year of 40,000
     both get themes of sensible granularity. Explicit config values win.
 
-    The smallest theme is 0.7 % of the papers up to 4,000 papers and grows with the square root
-    beyond, so a year is mapped at a finer grain than a month (about 30 themes in 4,000 papers,
-    56 in 21,000) instead of the same 30 coarse ones."""
+    The smallest theme is 0.5 % of the papers up to 4,000 papers and grows with the square root
+    beyond, so a year is mapped at a finer grain than a month instead of the same coarse themes.
+    Themes then split (size bound) and merge (naming) in ``ThemeModel.fit``."""
     knee = 4000
     min_cluster_size = cfg.min_cluster_size or int(
         np.clip(round(0.005 * min(n, knee) * np.sqrt(max(n, knee) / knee)), 5, 250)
@@ -411,14 +411,17 @@ class ThemeModel:
             sims = self.centroids_ @ self.centroids_[ids.index(t)]
             sims[ids.index(t)] = -np.inf
             into = next((ids[j] for j in np.argsort(-sims, kind="stable")[:3]
-                         if ids[j] not in touched and sizes[ids[j]] + sizes[t] <= self.max_theme_size_), -1)
+                         if ids[j] not in touched and sizes[ids[j]] + sizes[t] <= self.max_theme_size_), None)
+            if into is None and not self.cfg.dissolve_unnamed:
+                continue
+            into = -1 if into is None else into
             core[core == t] = into
             touched.add(t)
             if into != -1:
                 touched.add(into)
                 sizes[into] += sizes[t]
             self.merged_.append((t, into))
-        return core
+        return core if touched else None
 
     def _refresh_bertopic(self, core: np.ndarray) -> None:
         """Tell the fitted BERTopic model about a changed clustering: c-TF-IDF words and topic

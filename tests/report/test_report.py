@@ -9,7 +9,7 @@ import pytest
 from pipeline import clean, config, ingest, report, topics
 from pipeline.io import read_table, write_table
 from pipeline.report import data
-from pipeline.schemas import Papers
+from pipeline.schemas import Papers, TopicInfo
 from tests.conftest import ABSTRACT
 
 
@@ -112,3 +112,40 @@ def test_single_theme_corpus_reports_plainly(tmp_path, hash_embedder, monkeypatc
     survey = build(corpus, embeddings, centroids, pd.Timestamp("2025-01-01", tz="UTC"), pd.Timestamp("2025-01-31", tz="UTC"))
     assert [t.get_text() for t in survey.figures["hierarchy"][0].axes[0].texts] == ["A single theme: nothing to relate."]
     assert len(corpus.themes) == 1
+
+
+def test_weekly_themes_are_grouped_under_their_areas_and_areas_can_replace_them(themed):
+    info = read_table(themed.paths.topic_info, TopicInfo)
+    report.write_weekly(themed, "2026-W24")
+    html = (themed.paths.reports / "weekly" / "2026-W24" / "index.html").read_text()
+    from pipeline.report.weekly import build
+
+    built = build(report.load_corpus(themed), data.monday_of("2026-W24"))
+    week_areas = {area for area, _, _ in built.groups}
+    assert week_areas and week_areas <= set(info["area_label"])
+    assert sum(total for _, total, _ in built.groups) == built.trend["count"].sum()
+    for area, _, rows in built.groups:  # every theme sits under its own area
+        assert set(info.set_index("topic").loc[rows["topic"], "area_label"]) == {area}
+        assert f'<tr class="area"><th colspan="7">{area}' in html.replace("&#39;", "'")
+    assert info.set_index("topic").loc[built.groups[0][2]["topic"].iloc[0], "description"] in html.replace("&#39;", "'")
+
+    result = report.write_weekly(themed, "2026-W24", level="area")
+    assert result.stage == "report weekly 2026-W24 (areas)"
+    html = (themed.paths.reports / "weekly" / "2026-W24-areas" / "index.html").read_text()
+    areas = build(report.load_corpus(themed), data.monday_of("2026-W24"), level="area")
+    assert set(areas.labels.values()) == set(info["area_label"])  # rows are areas, not themes
+    assert areas.trend["count"].sum() == built.trend["count"].sum()
+    assert "Areas this week" in html and '<tr class="area">' not in html
+
+
+def test_survey_groups_themes_under_areas_and_has_an_area_level(themed, hash_embedder, monkeypatch):
+    monkeypatch.setattr("pipeline.topics.make_embedder", lambda cfg: hash_embedder)
+    info = read_table(themed.paths.topic_info, TopicInfo)
+    report.write_survey(themed)
+    report.write_survey(themed, level="area")
+    folders = sorted((themed.paths.reports / "survey").iterdir())
+    assert [f.name.endswith("-areas") for f in folders] == [False, True]
+    html = (folders[0] / "index.html").read_text().replace("&#39;", "'")
+    assert all(f"{label} · " in html for label in set(info["area_label"]))
+    md = (folders[1] / "report.md").read_text()
+    assert f"in {info['area'].nunique()} areas." in md

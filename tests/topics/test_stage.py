@@ -140,3 +140,18 @@ def test_refit_with_another_seed_aligns_to_old_ids(cleaned, hash_embedder):
 def test_topics_without_papers_says_what_to_do(tmp_path, hash_embedder):
     with pytest.raises(Exception, match="papers.parquet: not found"):
         topics.run(config.load(tmp_path), embedder=hash_embedder)
+
+
+def test_evaluate_reports_label_measures(cleaned, hash_embedder):
+    from pipeline.topics.evaluate import evaluate
+
+    topics.run(cleaned, embedder=hash_embedder)
+    result = evaluate(cleaned, stability=False, embedder=hash_embedder)
+    info = read_table(cleaned.paths.topic_info, TopicInfo)
+    assert 0 <= result["label_accuracy"] <= 1 and result["n_areas"] == info["area"].nunique()
+    assert result["label_support_median"] == pytest.approx(info["label_support"].median(), abs=1e-3)
+    assert result["label_support_min"] == pytest.approx(info["label_support"].min(), abs=1e-3)
+    assert result["largest_theme_share"] == pytest.approx(info["size"].max() / 94, abs=1e-3)
+    assert isinstance(result["duplicate_labels"], list)
+    written = json.loads((cleaned.paths.reports / "evaluation" / "metrics.json").read_text())
+    assert written["label_accuracy"] == result["label_accuracy"]
