@@ -130,3 +130,25 @@ def relabel(tree: Tree, ids: dict[int, int]) -> Tree:
     rows = [{**r, "node": rename(r["node"]), "parent": rename(r["parent"]),
              "area": ids[r["area"]] if r["area"] is not None else None} for r in tree.rows]
     return Tree({t: ids[a] for t, a in tree.area_of.items()}, rows)
+
+
+def outline(tree) -> str:  # noqa: ANN001 - a TopicTree table
+    """The tree as indented text: each area, then its themes (joins are walked through, not shown)."""
+    rows = tree.set_index("node")
+    children: dict[str, list[str]] = {}
+    for node, parent in zip(tree["node"], tree["parent"]):
+        if isinstance(parent, str):
+            children.setdefault(parent, []).append(node)
+    lines: list[str] = []
+
+    def walk(node: str, depth: int) -> None:
+        row = rows.loc[node]
+        shown = row["level"] != "join"
+        if shown:
+            lines.append("  " * depth + f"{row['level']}: {row['label']} ({row['size']} papers)")
+        for child in sorted(children.get(node, []), key=lambda c: -int(rows.loc[c, "size"])):
+            walk(child, depth + shown)
+
+    for root in tree.loc[tree["parent"].isna(), "node"]:
+        walk(root, 0)
+    return "\n".join(lines)

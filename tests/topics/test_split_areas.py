@@ -69,3 +69,16 @@ def test_area_ids_survive_a_refit_by_shared_papers():
     assert ids == {0: 1, 1: 0, 2: 2} and next_id == 3
     t = areas.relabel(areas.build(centroids_two_groups(), list(range(7)), {i: 1 for i in range(7)}, k=2), {0: 5, 1: 7})
     assert set(t.area_of.values()) == {5, 7} and {r["node"] for r in t.rows if r["level"] == "area"} == {"area:5", "area:7"}
+
+
+def test_outline_lists_each_area_with_its_themes():
+    import pandas as pd
+
+    ids = [10, 11, 12, 20, 21, 22, 23]
+    t = areas.build(centroids_two_groups(), ids, dict(zip(ids, [5, 5, 5, 4, 4, 4, 4])), k=2)
+    names = {f"theme:{i}": f"T{i}" for i in ids} | {"area:0": "Big", "area:1": "Small"}
+    table = pd.DataFrame([{**r, "label": names.get(r["node"])} for r in t.rows])
+    lines = areas.outline(table).splitlines()
+    assert lines[0] == "area: Big (16 papers)" and lines[5] == "area: Small (15 papers)"
+    assert sorted(lines[1:5]) == [f"  theme: T{i} (4 papers)" for i in (20, 21, 22, 23)]
+    assert not any("join" in line for line in lines)
