@@ -189,10 +189,11 @@ def scaled(n: int, cfg: TopicsConfig) -> Sizes:
     """Clustering sizes for a corpus of ``n`` papers: a weekly listing of 100 and a year of 40,000
     both get themes of sensible granularity. Explicit config values win.
 
-    The smallest theme is 0.5 % of the papers up to 4,000 papers and grows with the square root
-    beyond, so a year is mapped at a finer grain than a month instead of the same coarse themes.
+    The smallest theme is 0.5 % of the papers up to 2,000 papers and grows with the square root
+    beyond (14 at 4,000 papers, 45 at 40,000), so a larger corpus is mapped at a finer grain instead
+    of in the same number of ever broader themes.
     Themes then split (size bound) and merge (naming) in ``ThemeModel.fit``."""
-    knee = 4000
+    knee = 2000
     min_cluster_size = cfg.min_cluster_size or int(
         np.clip(round(0.005 * min(n, knee) * np.sqrt(max(n, knee) / knee)), 5, 250)
     )

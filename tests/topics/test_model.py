@@ -32,7 +32,7 @@ def corpus(per_theme: int = 40, seed: int = 0) -> tuple[list[str], np.ndarray, n
 
 def test_sizes_scale_with_the_corpus():
     small, year = scaled(100, CFG), scaled(40_000, CFG)
-    assert scaled(4000, CFG).min_cluster_size == 20 and scaled(16_000, CFG).min_cluster_size == 40
+    assert scaled(2000, CFG).min_cluster_size == 10 and scaled(8000, CFG).min_cluster_size == 20
     assert small.min_cluster_size == 5 and year.min_cluster_size > small.min_cluster_size
     assert 5 <= small.n_neighbors < year.n_neighbors <= 30
     assert scaled(4000, dataclasses.replace(CFG, min_cluster_size=7)).min_cluster_size == 7
