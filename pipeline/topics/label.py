@@ -179,30 +179,50 @@ class Named:
     faithful: bool | None  # None when no embedder was given
 
 
+class Corpus:
+    """What naming needs of the papers, computed once and reused while themes are merged: the word
+    indexes of texts and titles, each text's phrases, and the embeddings of phrases already judged."""
+
+    def __init__(self, texts: Sequence[str], titles: Sequence[str], stop: frozenset[str]) -> None:
+        self.texts, self.titles, self.stop = texts, titles, stop
+        self.doc_index, self.title_index = WordIndex(texts), WordIndex(titles)
+        self.phrases = [phrases(text, stop) for text in texts]
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def embed(self, embed: Embed, texts: list[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.vectors]
+        if missing:
+            vectors = np.asarray(embed(missing), dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            self.vectors.update(zip(missing, vectors))
+        return np.stack([self.vectors[t] for t in texts])
+
+
 def name_groups(
     texts: Sequence[str], titles: Sequence[str], groups: np.ndarray, ids: Sequence[int], centroids: np.ndarray,
     stop: frozenset[str], *, embed: Embed | None = None, order: Sequence[int] | None = None,
-    taken: set[frozenset[str]] | None = None, pool: int = 30,
+    taken: set[frozenset[str]] | None = None, pool: int = 30, corpus: Corpus | None = None,
 ) -> dict[int, Named]:
     """Name each group in ``ids`` (``groups`` holds each paper's group, -1 for none).
 
     ``centroids`` are the groups' unit centroids (rows in ``ids`` order), against which faithfulness
     is checked when ``embed`` is given. Groups are named in ``order`` (default: largest first); each
     takes its best phrase that no earlier group took (``taken`` holds content-word sets already used
-    elsewhere, e.g. by themes when naming areas). ``pool``: label candidates scored per group."""
+    elsewhere, e.g. by themes when naming areas). ``pool``: label candidates scored per group.
+    ``corpus``: the same texts, titles and stop words, prepared once for several calls."""
     ids = [int(t) for t in ids]
     groups = np.asarray(groups)
-    doc_index, title_index = WordIndex(texts), WordIndex(titles)
+    corpus = corpus if corpus is not None else Corpus(texts, titles, stop)
+    doc_index = corpus.doc_index
     members = {t: np.flatnonzero(groups == t) for t in ids}
     order = list(order) if order is not None else sorted(ids, key=lambda t: (-len(members[t]), t))
-    candidates = {t: _candidates(members[t], texts, doc_index, title_index, stop) for t in ids}
+    candidates = {t: _candidates(members[t], corpus) for t in ids}
     multiword = {t: [c for c in candidates[t] if len(c.phrase.split()) >= MIN_WORDS][:pool] for t in ids}
     verdict: dict[str, int] = {}
     if embed is not None and len(ids) > 1:
         pending = sorted({c.phrase for t in ids for c in multiword[t]})
         if pending:
-            vectors = np.asarray(embed(pending), dtype=np.float32)
-            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            vectors = corpus.embed(embed, pending)
             nearest = np.asarray(ids)[(vectors @ np.asarray(centroids).T).argmax(axis=1)]
             verdict = dict(zip(pending, nearest.tolist()))
     taken = set(taken or ())
@@ -233,15 +253,13 @@ def name_groups(
     return out
 
 
-def _candidates(
-    rows: np.ndarray, texts: Sequence[str], doc_index: WordIndex, title_index: WordIndex, stop: frozenset[str],
-    limit: int = 200,
-) -> list[Candidate]:
+def _candidates(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Candidate]:
     """The group's phrases (1-3 content words, written by at least 3 of its papers and 5 %), best
     first; the ``limit`` most written are scored."""
+    stop, doc_index, title_index = corpus.stop, corpus.doc_index, corpus.title_index
     if not len(rows):
         return []
-    written = Counter(p for i in rows for p in phrases(texts[i], stop))
+    written = Counter(p for i in rows for p in corpus.phrases[i])
     floor = max(min(3, len(rows)), int(np.ceil(0.05 * len(rows))))
     found = [(p, n) for p, n in written.items() if n >= floor]
     # pre-rank by how many write it, then score the best few exactly

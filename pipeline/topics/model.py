@@ -19,6 +19,7 @@ from functools import cache
 import numpy as np
 
 from pipeline.config import TopicsConfig
+from pipeline.topics.label import Corpus as LabelCorpus
 from pipeline.topics.label import Embed, name_groups
 
 log = logging.getLogger(__name__)
@@ -350,27 +351,26 @@ class ThemeModel:
 
             tree = CondensedTree(self.bertopic_.hdbscan_model.condensed_tree_.to_numpy(), n)
             core = split_large(core, tree, self.max_theme_size_)
-        self._describe(core)
+        self._names = LabelCorpus(docs, self._titles, frozenset(stop_words(self.cfg.stop_words)))
+        self._place(core)
+        self._name()
         for _ in range(self.cfg.consolidation_rounds if self.bertopic_ is not None else 0):
             merged = self._consolidate()
             if merged is None:
                 break
-            self._describe(merged)
+            core = merged
+            self._place(core)
+            self._name()
+        self._words(core)
         if self.bertopic_ is not None:
             self.bertopic_.vectorizer_model = _plain_vectorizer(self.bertopic_.vectorizer_model)
-        del self._docs, self._embeddings, self._titles, self._embed
+        del self._docs, self._embeddings, self._titles, self._embed, self._names
         return self
 
-    def _describe(self, core: np.ndarray) -> None:
-        """Everything learned from a clustering ``core`` (-1: outlier): centroids, the assignment
-        with outliers placed, keywords, representatives, labels and descriptions."""
-        docs, embeddings = self._docs, self._embeddings
-        if self.bertopic_ is not None:
-            self._refresh_bertopic(core)
-            self.words_ = {int(t): [(w, float(s)) for w, s in self.bertopic_.get_topic(int(t)) if w]
-                           for t in sorted(set(core.tolist()) - {-1})}
-        else:
-            self.words_ = ctfidf_words(docs, core, self.cfg)
+    def _place(self, core: np.ndarray) -> None:
+        """The themes of a clustering ``core`` (-1: outlier): centroids, the assignment with outliers
+        placed (within the size bound), similarities, sizes and representative papers."""
+        embeddings = self._embeddings
         self.core_ = core != -1
         self.topic_ids_ = np.array(sorted(set(core.tolist()) - {-1}), dtype=int)
         self.centroids_ = centroids_of(embeddings, core, self.topic_ids_.tolist())
@@ -378,20 +378,33 @@ class ThemeModel:
         topics = reassign_outliers(core, best, near, self.cfg.min_similarity, self.cfg.max_outlier_share)
         self.topics_ = bound_sizes(topics, core, embeddings @ self.centroids_.T, self.topic_ids_, self.max_theme_size_)
         self.similarity_ = similarity_to_own(embeddings, self.topics_, self.topic_ids_, self.centroids_, best)
-        self.ctfidf_words_ = self.words_
-        self.words_ = rerank_by_coverage(self.words_, docs, self.topics_, self.cfg)
         self.sizes_by_topic_ = {int(t): int((self.topics_ == t).sum()) for t in self.topic_ids_}
         self.representatives_ = {}
         for t in self.topic_ids_:
             members = np.flatnonzero(self.topics_ == t)
             order = np.argsort(-self.similarity_[members], kind="stable")
             self.representatives_[int(t)] = members[order[: self.cfg.n_representatives]].tolist()
-        named = name_groups(docs, self._titles, self.topics_, self.topic_ids_.tolist(), self.centroids_,
-                            frozenset(stop_words(self.cfg.stop_words)), embed=self._embed)
+
+    def _name(self) -> None:
+        """Labels, descriptions, label support and faithfulness of the placed themes (``label.py``)."""
+        named = name_groups(self._docs, self._titles, self.topics_, self.topic_ids_.tolist(), self.centroids_,
+                            self._names.stop, embed=self._embed, corpus=self._names)
         self.labels_ = {t: named[t].label for t in named}
         self.descriptions_ = {t: named[t].description for t in named}
         self.label_support_ = {t: named[t].support for t in named}
         self.label_faithful_ = {t: named[t].faithful for t in named}
+
+    def _words(self, core: np.ndarray) -> None:
+        """Keywords of the final themes: c-TF-IDF on each theme's core (BERTopic's, told about the
+        final clustering), then ordered by coverage of the theme's papers."""
+        if self.bertopic_ is not None:
+            self._refresh_bertopic(core)
+            self.words_ = {int(t): [(w, float(s)) for w, s in self.bertopic_.get_topic(int(t)) if w]
+                           for t in sorted(set(core.tolist()) - {-1})}
+        else:
+            self.words_ = ctfidf_words(self._docs, core, self.cfg)
+        self.ctfidf_words_ = self.words_
+        self.words_ = rerank_by_coverage(self.words_, self._docs, self.topics_, self.cfg)
 
     def _consolidate(self) -> np.ndarray | None:
         """A new clustering in which each theme that cannot be named (see ``fit``) joins the nearest
