@@ -254,13 +254,13 @@ def name_groups(
 
 
 def _candidates(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Candidate]:
-    """The group's phrases (1-3 content words, written by at least 3 of its papers and 5 %), best
+    """The group's phrases (1-3 content words, written by at least 2 of its papers and 5 %), best
     first; the ``limit`` most written are scored."""
     stop, doc_index, title_index = corpus.stop, corpus.doc_index, corpus.title_index
     if not len(rows):
         return []
     written = Counter(p for i in rows for p in corpus.phrases[i])
-    floor = max(min(3, len(rows)), int(np.ceil(0.05 * len(rows))))
+    floor = max(min(2, len(rows)), int(np.ceil(0.05 * len(rows))))
     found = [(p, n) for p, n in written.items() if n >= floor]
     # pre-rank by how many write it, then score the best few exactly
     found.sort(key=lambda item: (-item[1], item[0]))
