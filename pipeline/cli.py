@@ -266,8 +266,9 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
     """Cluster papers into themes with BERTopic, group them into areas, and name both
     (data/processed/doc_topics.parquet, topic_info.parquet, topic_tree.parquet).
 
-    The first run fits themes on every paper: no theme holds more than 5 % of them, and each is named
-    by a phrase most of its papers contain that lies nearest its own theme. Later runs keep every paper's theme and place only new
+    The first run fits themes on every paper: a theme above 5 % of them (and 50 papers) is split along
+    HDBSCAN's cluster tree, and each is named by a phrase many of its papers contain that, embedded,
+    lies nearest its own theme; themes are grouped into areas. Later runs keep every paper's theme and place only new
     papers, by nearest theme (only new papers are embedded). --refit clusters everything again and
     matches the new themes to the old ones, so a theme keeps its id and label; topic_lineage.parquet
     records what stayed, split, merged, was born or retired. The embedding model (all-MiniLM-L6-v2)

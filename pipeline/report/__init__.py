@@ -29,8 +29,12 @@ def load_corpus(cfg: Config) -> data.Corpus:
     for path, stage in ((paths.papers, "clean"), (paths.doc_topics, "topics"), (paths.topic_info, "topics")):
         if not path.exists():
             raise TableError(f"{paths.display(path)}: not found; run the stage that writes it first ({stage})")
-    return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics),
-                     read_table(paths.topic_info, TopicInfo))
+    try:
+        info = read_table(paths.topic_info, TopicInfo)
+    except TableError as exc:
+        raise TableError(f"{exc}; themes written by an older paper-trends lack these columns: run "
+                         "`paper-trends topics --refit` to write them again") from exc
+    return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics), info)
 
 
 def _save_all(figures: dict, folder: Path) -> dict:

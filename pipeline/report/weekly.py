@@ -104,7 +104,7 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     movers = report.trend[report.trend["status"].isin(["rising", "falling"])]["topic"].tolist()
     report.figures["movers"] = (plots.theme_series(
         shares, movers[:9], labels, title=f"Rising and falling {level}s: weekly share"),
-        "Weekly share of each theme found rising or falling this week; the dot is this week.")
+        f"Weekly share of each {level} found rising or falling this week; the dot is this week.")
     matrix = theme_by_category(this, primary_only=primary_only)
     report.figures["heatmap"] = (plots.heatmap(
         matrix, labels, title=f"{level.capitalize()}s by arXiv category, {report.week}", note=f"Counts use {counting}."),
@@ -146,7 +146,7 @@ pick another week with <code>--week</code>.</p>
 {% endfor %}
 {% if not r.empty %}
 <h2>Rising and falling {{ r.level }}s</h2>
-<p class="note">A theme rises or falls when its share of the week's papers differs from its share over the
+<p class="note">A {{ r.level }} rises or falls when its share of the week's papers differs from its share over the
 {{ r.cfg.window }} weeks before, by an exact conditional binomial test of the two rates (two-sided), with the
 Benjamini–Hochberg false discovery rate held at {{ (100 * r.cfg.alpha)|round|int }} % over all {{ r.level }}s. Counts are
 normalised by each week's volume, so a busy week lifts no theme by itself.</p>

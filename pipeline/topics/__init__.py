@@ -186,7 +186,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         centroids=model.centroids_[[model.topic_ids_.tolist().index(t) for t in order]] if order
         else np.zeros((0, embeddings.shape[1]), np.float32),
         words={ids[t]: model.words_[t] for t in order}, labels=labels, embedder=embedder,
-        next_id=next_id, fitted_at=now, descriptions={ids[t]: model.descriptions_[t] for t in order},
+        next_id=next_id, fitted_at=now, descriptions={ids[t]: _described(labels[ids[t]], model.descriptions_[t])
+                                                       for t in order},
         support={ids[t]: float(model.label_support_[t]) for t in order},
     )
     topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
@@ -201,6 +202,15 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
               previous=previous, previous_topics=previous_topics)
     return Assignment(topics, model.similarity_, state, lineage, "refit" if previous else "fit", model.bertopic_)
+
+
+def _described(label: str, description: str) -> str:
+    """A description that starts with ``label`` (a refit may keep an old label over the new one)."""
+    phrases = description.split(" · ")
+    if phrases and phrases[0].lower() == label.lower():
+        return description
+    rest = [p for p in phrases[1:] if p.lower() != label.lower()]
+    return " · ".join([label[:1].lower() + label[1:] if label[1:2].islower() else label, *rest])
 
 
 def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,

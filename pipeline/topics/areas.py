@@ -2,7 +2,7 @@
 
 Themes are joined bottom-up by Ward's method on their unit centroids (the agglomeration BERTopic's
 ``hierarchical_topics`` performs, here over our own centroids), and the tree is cut into about
-sqrt(themes) areas (2 to 12): a field of 50 themes reads as 7 areas. Each node of the tree becomes a
+sqrt(themes) areas (2 to 12; one for up to 2 themes): a field of 50 themes reads as 7 areas. Each node of the tree becomes a
 row of ``topic_tree.parquet``: themes (leaves), areas (the cut), and the joins within and above the
 areas with the distance at which they join.
 

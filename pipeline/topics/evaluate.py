@@ -42,7 +42,8 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     labels = label_measures(state.labels, topics, texts, state.centroids, state.ids.tolist(), embed=embedder.encode,
                             stop=frozenset(stop_words(cfg.topics.stop_words)))
     result.update({k: v for k, v in labels.items() if k != "label_support"})
-    result["labels_below_0.10_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < 0.10)
+    floor = cfg.topics.min_label_support
+    result[f"labels_below_{floor:.2f}_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < floor)
     if stability:
         from pipeline.topics.model import ThemeModel
 

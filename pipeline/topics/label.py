@@ -8,7 +8,7 @@ A label is a 2-4-word phrase that the theme's papers write, chosen for three thi
   "language models", written everywhere, loses to "KV cache";
 - **faithfulness**: the phrase, embedded with the same model as the papers, lies nearer its own
   theme's centroid than any other theme's. A phrase that fails is skipped; a theme with no faithful
-  phrase takes its most distinctive one.
+  phrase takes its best-scoring one (and ``ThemeModel`` then merges it into a neighbour).
 
 Labels are distinct across themes (no two share the same set of content words), written as most
 papers write them ("MoE serving", "KV cache", "FPGA accelerators"), and grown by a word that the

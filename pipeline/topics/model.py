@@ -361,6 +361,11 @@ class ThemeModel:
             core = merged
             self._place(core)
             self._name()
+        if self.merged_:  # theme numbers without gaps (BERTopic indexes its topic embeddings by number)
+            ids = sorted(set(core.tolist()) - {-1})
+            core = np.array([ids.index(t) if t != -1 else -1 for t in core.tolist()], dtype=int)
+            self._place(core)
+            self._name()
         self._words(core)
         if self.bertopic_ is not None:
             self.bertopic_.vectorizer_model = _plain_vectorizer(self.bertopic_.vectorizer_model)
@@ -423,9 +428,11 @@ class ThemeModel:
             if t in touched:
                 continue
             sims = self.centroids_ @ self.centroids_[ids.index(t)]
-            sims[ids.index(t)] = -np.inf
-            into = next((ids[j] for j in np.argsort(-sims, kind="stable")[:3]
-                         if ids[j] not in touched and sizes[ids[j]] + sizes[t] <= self.max_theme_size_), None)
+            neighbours = [ids[j] for j in np.argsort(-sims, kind="stable") if ids[j] != t][:3]
+            into = next((u for u in neighbours
+                         if u not in touched and sizes[u] + sizes[t] <= self.max_theme_size_), None)
+            if into is None and len(set(core.tolist()) - {-1, t}) == 0:
+                continue  # the last theme left never dissolves
             if into is None and not self.cfg.dissolve_unnamed:
                 continue
             into = -1 if into is None else into

@@ -137,3 +137,20 @@ def test_themes_that_cannot_be_named_merge_into_a_neighbour_or_dissolve():
     model.label_faithful_, model.label_support_ = {t: True for t in range(4)}, {t: 0.5 for t in range(4)}
     assert model._consolidate() is None
 
+
+
+def test_consolidation_never_merges_a_theme_into_itself_nor_dissolves_the_last_one():
+    model = ThemeModel(CFG)
+    model.topic_ids_ = np.array([0, 1])
+    model.centroids_ = np.array([[1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
+    model.topics_ = np.array([0] * 5 + [1] * 5)
+    model.core_ = np.ones(10, dtype=bool)
+    model.sizes_by_topic_ = {0: 5, 1: 5}
+    model.label_faithful_ = {0: False, 1: False}
+    model.label_support_ = {0: 0.5, 1: 0.5}
+    model.max_theme_size_, model.merged_ = 10, []
+    core = model._consolidate()  # theme 0 joins theme 1; theme 1 took it, so it stays
+    assert core.tolist() == [1] * 10 and model.merged_ == [(0, 1)]
+    model.max_theme_size_, model.merged_ = 8, []
+    core = model._consolidate()  # no room: theme 0 dissolves, theme 1 is the last one and stays
+    assert core.tolist() == [-1] * 5 + [1] * 5 and model.merged_ == [(0, -1)]

@@ -49,7 +49,8 @@ def test_first_run_fits_and_writes_every_output(cleaned, hash_embedder):
     assert (folder / "state.safetensors").exists() and (folder / "bertopic" / "topics.json").exists()
     embedded = Counter(hash_embedder.texts)  # each paper once; the rest are candidate labels
     assert all(embedded[text] == 1 for text in topics.paper_texts(papers))
-    assert set(info["area"]) == set(info["area"]) and info["area_label"].str.len().min() > 0
+    state = topics.State.load(cleaned.paths.models / "topics")
+    assert set(info["area"]) == set(state.area_of.values()) and info["area_label"].str.len().min() > 0
     assert all(" · " in d or d == label for d, label in zip(info["description"], info["label"]))
     assert info["label_support"].between(0, 1).all()
     tree = read_table(cleaned.paths.topic_tree, TopicTree).set_index("node")
