@@ -40,6 +40,7 @@ from pipeline.io import TableError, atomic_path, read_json, read_table, write_js
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
 from pipeline.stage import StageResult, code_version, fingerprint, outputs_current
 from pipeline.topics.embed import Embedder, EmbeddingCache, SentenceTransformerEmbedder
+from pipeline.topics.label import Corpus as LabelCorpus
 from pipeline.topics.label import Embed
 
 log = logging.getLogger(__name__)
@@ -191,16 +192,15 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         support={ids[t]: float(model.label_support_[t]) for t in order},
     )
     topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
+    names = model.label_corpus_
     if previous is not None:  # a kept label's support is measured anew
-        from pipeline.topics.model import stop_words
-        from pipeline.topics.label import WordIndex, content_words
+        from pipeline.topics.label import content_words
 
-        index, stop = WordIndex(texts), frozenset(stop_words(cfg.stop_words))
         for t in state.ids.tolist():
             rows = set(np.flatnonzero(topics == t).tolist())
-            state.support[t] = len(index.having(content_words(state.labels[t], stop)) & rows) / max(len(rows), 1)
+            state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
     add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
-              previous=previous, previous_topics=previous_topics)
+              previous=previous, previous_topics=previous_topics, corpus=names)
     return Assignment(topics, model.similarity_, state, lineage, "refit" if previous else "fit", model.bertopic_)
 
 
@@ -215,9 +215,10 @@ def _described(label: str, description: str) -> str:
 
 def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,
               paper_ids: list[str], cfg: TopicsConfig, *, embed: Embed | None = None, previous: State | None = None,
-              previous_topics: dict[str, int] | None = None) -> None:
+              previous_topics: dict[str, int] | None = None, corpus: LabelCorpus | None = None) -> None:
     """Group the state's themes into areas (``areas.py``) and name them (``label.py``); on a refit an
-    area keeps the id, and the label, of the previous area it shares most papers with."""
+    area keeps the id, and the label, of the previous area it shares most papers with. ``corpus``:
+    the texts already prepared for naming by the theme model."""
     from pipeline.topics import areas
     from pipeline.topics.label import name_groups
     from pipeline.topics.model import centroids_of, stop_words
@@ -240,7 +241,7 @@ def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: 
     titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
     named = name_groups(texts, titles, paper_area, area_ids, centroids_of(embeddings, paper_area, area_ids)
                         if area_ids else np.zeros((0, embeddings.shape[1])), frozenset(stop_words(cfg.stop_words)),
-                        embed=embed)
+                        embed=embed, corpus=corpus)
     kept = {a: previous.area_labels[a] for a in area_ids
             if previous is not None and a in previous.area_labels and a in old_members}
     labels, used = {}, set(kept.values())

@@ -81,6 +81,10 @@ class WordIndex:
         lists = sorted((self.postings.get(w, set()) for w in words), key=len)
         return set.intersection(*lists) if lists else set()
 
+    def share(self, words: frozenset[str], rows: set[int]) -> float:
+        """Share of the texts ``rows`` that contain every one of ``words`` (0 for no rows or words)."""
+        return len(self.having(words) & rows) / len(rows) if rows and words else 0.0
+
 
 def phrases(text: str, stop: frozenset[str], n_max: int = 3) -> set[str]:
     """Lower-case phrases of 1..n_max consecutive content words within a clause (see ``SEGMENT``)."""

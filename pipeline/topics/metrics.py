@@ -119,9 +119,7 @@ def label_measures(
     index = WordIndex(texts)
     per_theme = {}
     for t in ids:
-        rows = set(np.flatnonzero(topics == t).tolist())
-        words = content_words(labels[t], stop)
-        per_theme[t] = len(index.having(words) & rows) / len(rows) if rows and words else 0.0
+        per_theme[t] = index.share(content_words(labels[t], stop), set(np.flatnonzero(topics == t).tolist()))
     keys = [content_words(labels[t], stop) for t in ids]
     pairs = {(a, b) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j and keys[i] == keys[j]}
     accuracy = None

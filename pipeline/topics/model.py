@@ -11,7 +11,6 @@ unassigned; keywords stay those of each theme's core, so reassignments do not bl
 from __future__ import annotations
 
 import logging
-import re
 import warnings
 from dataclasses import dataclass
 from functools import cache
@@ -20,6 +19,9 @@ import numpy as np
 
 from pipeline.config import TopicsConfig
 from pipeline.topics.label import Corpus as LabelCorpus
+from pipeline.topics.label import SEGMENT as _SEGMENT
+from pipeline.topics.label import TOKEN as _TOKEN
+from pipeline.topics.label import TOKEN_RE as _TOKEN_RE
 from pipeline.topics.label import Embed, name_groups
 
 log = logging.getLogger(__name__)
@@ -42,11 +44,7 @@ remains remain critical crucial important address addresses addressing lack limi
 limitations extensive comprehensive furthermore thereby whereas although despite towards toward
 """.split())
 
-_TOKEN = r"(?u)\b[a-zA-Z][a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*\b"
-TOP_WORDS = 50  # c-TF-IDF terms kept per theme: keywords are the first n_keywords, labels may use all
-_TOKEN_RE = re.compile(_TOKEN)
-# n-grams never span these: "generation (RAG)" gives no "generation rag", ". Next" no cross-sentence pair
-_SEGMENT = re.compile(r"[.,;:!?()\[\]{}\"“”‘’]+|\s[-–—]+\s")
+TOP_WORDS = 50  # c-TF-IDF terms kept per theme: keywords are the first n_keywords
 
 
 class PhraseAnalyzer:
@@ -286,8 +284,10 @@ class ThemeModel:
 
     Learned: ``topics_`` (theme per paper, -1 unassigned), ``core_`` (papers HDBSCAN put in a theme),
     ``similarity_`` (cosine to the assigned theme's centroid), ``topic_ids_``, ``centroids_``,
-    ``words_`` (theme -> [(term, c-TF-IDF score)], best first), ``labels_``, ``representatives_``
-    (theme -> row indices), ``sizes_``.
+    ``words_`` (theme -> [(term, c-TF-IDF score)], best first), ``labels_``, ``descriptions_``,
+    ``label_support_``, ``label_faithful_``, ``representatives_`` (theme -> row indices), ``sizes_``,
+    ``merged_`` (themes merged or dissolved while naming), ``label_corpus_`` (the papers as prepared
+    for naming, reused for the areas).
     """
 
     def __init__(self, cfg: TopicsConfig) -> None:
@@ -369,6 +369,7 @@ class ThemeModel:
         self._words(core)
         if self.bertopic_ is not None:
             self.bertopic_.vectorizer_model = _plain_vectorizer(self.bertopic_.vectorizer_model)
+        self.label_corpus_ = self._names  # reused to name the areas
         del self._docs, self._embeddings, self._titles, self._embed, self._names
         return self
 
