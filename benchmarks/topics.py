@@ -185,11 +185,13 @@ def phase_incremental(papers, work: Path) -> dict:  # noqa: ANN001
     write_table(grown, root / "data/processed/papers.parquet", Papers)
     update, update_rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
     after = pd.read_parquet(root / "data/processed/doc_topics.parquet").set_index("paper_id")
-    kept = (after.loc[before["paper_id"], "topic"].to_numpy() == before["topic"].to_numpy()).all()
+    placed = before[before["topic"] >= 0]  # unassigned papers may join a theme born in the update
+    kept = (after.loc[placed["paper_id"], "topic"].to_numpy() == placed["topic"].to_numpy()).all()
+    record = json.loads((root / "data/models/topics/run.json").read_text())
     return {"base_papers": len(base), "base_weeks_through": cut, "added_week": following,
             "added_papers": len(grown) - len(base), "cold_s": round(cold, 1), "cold_peak_rss_mib": round(cold_rss),
             "update_s": round(update, 1), "ratio_update_vs_cold": round(update / cold, 3),
-            "existing_papers_kept_topic": bool(kept)}
+            "existing_papers_kept_topic": bool(kept), "update_counts": record["counts"]}
 
 
 def phase_scale(papers, work: Path) -> dict:  # noqa: ANN001

@@ -186,7 +186,9 @@ LINEAGE_RELATIONS = ["same", "split", "merged", "new", "retired"]
 
 
 class TopicLineage(pa.DataFrameModel):
-    """``data/processed/topic_lineage.parquet``: what each fit or refit did to each theme."""
+    """``data/processed/topic_lineage.parquet``: what each fit, refit or weekly update did to each
+    theme. A theme born in a weekly update (``new``, or ``split`` from the theme it grew out of) names
+    the week it was born and the pool of unexplained papers it came from."""
 
     run: Series[str] = pa.Field(description="UTC time of the fit, ISO 8601")
     from_topic: Series[pd.Int64Dtype] = pa.Field(nullable=True)
@@ -194,6 +196,11 @@ class TopicLineage(pa.DataFrameModel):
     relation: Series[str] = pa.Field(isin=LINEAGE_RELATIONS)
     similarity: Series[float] = pa.Field(nullable=True)
     shared_papers: Series[pd.Int64Dtype] = pa.Field(ge=0)
+    mode: Series[str] = pa.Field(isin=["fit", "refit", "update"], description="the run that did it")
+    week: Series[str] = pa.Field(nullable=True, str_matches=WEEK_PATTERN, description="newest week of that run")
+    pool_size: Series[pd.Int64Dtype] = pa.Field(
+        nullable=True, ge=0, description="a birth: papers no theme explained, pooled over the window")
+    pool_start: Series[str] = pa.Field(nullable=True, str_matches=WEEK_PATTERN, description="a birth: the pool's first week")
 
     class Config:
         strict = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -15,19 +15,20 @@ class Corpus:
 
     papers: pd.DataFrame  # Papers columns + topic, probability
     themes: pd.DataFrame  # TopicInfo, indexed by topic
+    lineage: pd.DataFrame = field(default_factory=pd.DataFrame)  # TopicLineage (empty when not written)
 
     @property
     def labels(self) -> dict[int, str]:
         return {int(t): str(label) for t, label in self.themes[TopicInfo.label].items()}
 
 
-def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame) -> Corpus:
+def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame, lineage: pd.DataFrame | None = None) -> Corpus:
     assigned = doc_topics.set_index(DocTopics.paper_id)
     out = papers.assign(
         topic=papers[Papers.paper_id].map(assigned[DocTopics.topic]).fillna(-1).astype(int),
         probability=papers[Papers.paper_id].map(assigned[DocTopics.probability]).astype(float),
     )
-    return Corpus(out, info.set_index(TopicInfo.topic))
+    return Corpus(out, info.set_index(TopicInfo.topic), lineage if lineage is not None else pd.DataFrame())
 
 
 LEVELS = ("theme", "area")
@@ -57,7 +58,20 @@ def at_level(corpus: Corpus, level: str) -> Corpus:
             TopicInfo.first_week: group[TopicInfo.first_week].dropna().min() if group[TopicInfo.first_week].notna().any() else None,
         })
     table = pd.DataFrame(rows).set_index(TopicInfo.topic) if rows else themes.iloc[:0]
-    return Corpus(papers, table)
+    return Corpus(papers, table)  # births are theme events: no lineage at area level
+
+
+def births(corpus: Corpus) -> dict[int, dict]:
+    """Themes born in a weekly update (``topic_lineage``): theme -> week, relation, parent theme
+    (a split) and the pool it came from."""
+    lineage = corpus.lineage
+    if lineage.empty or "mode" not in lineage.columns:
+        return {}
+    rows = lineage[(lineage["mode"] == "update") & lineage["relation"].isin(["new", "split"])]
+    return {int(r.to_topic): {"week": r.week, "relation": r.relation,
+                              "parent": None if pd.isna(r.from_topic) else int(r.from_topic),
+                              "pool_size": None if pd.isna(r.pool_size) else int(r.pool_size),
+                              "pool_start": r.pool_start} for r in rows.itertuples()}
 
 
 def areas_of(corpus: Corpus) -> dict[int, tuple[int, str]]:

@@ -16,6 +16,8 @@ from pipeline.report.data import (
     Corpus,
     areas_of,
     at_level,
+    births,
+    monday_of,
     category_counts,
     theme_by_category,
     week_label,
@@ -42,6 +44,7 @@ class WeeklyReport:
     level: str = "theme"  # "theme", or "area": areas take the place of themes
     descriptions: dict[int, str] = field(default_factory=dict)
     groups: list[tuple[str | None, int, pd.DataFrame]] = field(default_factory=list)  # area, papers, rows
+    born: dict[int, dict] = field(default_factory=dict)  # themes born in a weekly update: how, and their papers
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
 
     @property
@@ -68,6 +71,7 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     """The report of the week starting ``monday``. At ``level="area"`` every count, test and chart
     is by area; at ``"theme"`` the table of the week's themes is grouped under their areas."""
     areas = areas_of(corpus)
+    born = births(corpus) if level == "theme" else {}
     corpus = at_level(corpus, level)
     labels = corpus.labels
     window = week_range(monday, cfg.window)
@@ -79,6 +83,11 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     this = papers[papers[Papers.week_start] == monday]
     before = papers[papers[Papers.week_start].isin(window)]
     first_seen = papers[papers["topic"] >= 0].groupby("topic")[Papers.week_start].min()
+    # a theme born in a weekly update is new in the week it was born, though papers that waited in the
+    # pool for it may be older
+    for t, week in corpus.themes[TopicInfo.first_week].dropna().items():
+        if int(t) in born:
+            first_seen[int(t)] = monday_of(week)
     table = trends(counts, monday, first_seen, cfg)
     covered = trailing_weeks(counts.reindex(window, fill_value=0))
     cats = pd.DataFrame({
@@ -88,6 +97,12 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before),
                           covered, level, corpus.themes[TopicInfo.description].astype(str).to_dict())
     report.groups = group_rows(table, areas if level == "theme" else {})
+    for t in report.by_status("new")["topic"]:
+        if int(t) in born:
+            members = papers[papers["topic"] == t].sort_values(["probability", Papers.paper_id], ascending=[False, True])
+            parent = born[int(t)]["parent"]
+            report.born[int(t)] = {**born[int(t)], "papers": members,
+                                   "parent_label": labels.get(parent) if parent is not None else None}
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
     report.figures["categories"] = (plots.category_volume(
@@ -155,7 +170,13 @@ normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 <h3>{{ title }} ({{ rows|length }})</h3>
 {% if rows|length %}<ul>{% for row in rows.itertuples() %}
 <li><span class="swatch" style="background: {{ color(row.topic) }}"></span><b>{{ r.labels[row.topic] }}</b>:
-{{ row.count }} papers ({{ row.share|pct }}) against {{ row.trailing_share|pct }} before ({{ '%.1f'|format(row.expected) }} expected){% if status in ('rising', 'falling') %}, q = {{ '%.3g'|format(row.q_value) }}{% elif status == 'quiet' %}, q = {{ '%.2g'|format(row.q_value) }}{% if row.q_value >= r.cfg.alpha %} (could be chance){% endif %}{% endif %}</li>
+{{ row.count }} papers ({{ row.share|pct }}) against {{ row.trailing_share|pct }} before ({{ '%.1f'|format(row.expected) }} expected){% if status in ('rising', 'falling') %}, q = {{ '%.3g'|format(row.q_value) }}{% elif status == 'quiet' %}, q = {{ '%.2g'|format(row.q_value) }}{% if row.q_value >= r.cfg.alpha %} (could be chance){% endif %}{% endif %}
+{% if status == 'new' and row.topic in r.born %}{% set b = r.born[row.topic] %}
+<div class="desc">{{ r.descriptions.get(row.topic, '') }}</div>
+<div class="note">Born this week from {{ b.papers|length }} papers that no earlier theme explained{% if b.pool_start %}, found among the {{ b.pool_size }} such papers since {{ b.pool_start }}{% endif %}{% if b.parent_label %}; it grew out of <b>{{ b.parent_label }}</b>{% endif %}.</div>
+<details><summary>its {{ b.papers|length }} papers</summary><ul>
+{% for p in b.papers.itertuples() %}<li>{% if p.url %}<a href="{{ p.url }}">{{ p.title }}</a>{% else %}{{ p.title }}{% endif %} <span class="note">({{ p.week }})</span></li>{% endfor %}
+</ul></details>{% endif %}</li>
 {% endfor %}</ul>{% else %}<p class="note">None.</p>{% endif %}
 {% endfor %}
 {% set f = figures['movers'] %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
@@ -200,6 +221,11 @@ def to_markdown(r: WeeklyReport) -> str:
     for status, title in (("rising", "rising"), ("falling", "falling"), ("new", "new"), ("quiet", "went quiet")):
         names = ", ".join(esc(r.labels[t]) for t in r.by_status(status)["topic"])
         lines.append(f"- {len(r.by_status(status))} {title}{': ' + names if names else ''}")
+    for t, b in r.born.items():
+        grew = f"; it grew out of {esc(b['parent_label'])}" if b["parent_label"] else ""
+        lines += ["", f"**New: {esc(r.labels[t])}**, born this week from {len(b['papers'])} papers that no earlier "
+                  f"theme explained{grew}. {esc(r.descriptions.get(t, ''))}", ""]
+        lines += [f"- {esc(getattr(p, Papers.title))} ({getattr(p, Papers.week)})" for p in b["papers"].head(20).itertuples()]
     lines += ["", "| category | this week | weekly mean before |", "|---|---:|---:|"]
     lines += [f"| {esc(c)} | {int(row['this week'])} | {row['trailing mean']:.1f} |" for c, row in r.categories.head(12).iterrows()]
     counting = "primary category only" if r.primary_only else "every category a paper is listed in"

@@ -77,6 +77,7 @@ class State:
     area_descriptions: dict[int, str] = field(default_factory=dict)
     tree: list[dict] = field(default_factory=list)
     next_area: int = 0
+    born: dict[int, str] = field(default_factory=dict)  # theme -> week a weekly update found it
 
     def save(self, folder: Path) -> None:
         from safetensors.numpy import save_file
@@ -93,7 +94,7 @@ class State:
             "area_of": {str(k): v for k, v in self.area_of.items()},
             "area_labels": {str(k): v for k, v in self.area_labels.items()},
             "area_descriptions": {str(k): v for k, v in self.area_descriptions.items()},
-            "tree": self.tree, "next_area": self.next_area,
+            "tree": self.tree, "next_area": self.next_area, "born": {str(k): v for k, v in self.born.items()},
         }, folder / "state.json")
 
     @classmethod
@@ -115,7 +116,7 @@ class State:
             fitted_at=meta["fitted_at"], descriptions=ints("descriptions"), support=ints("support"),
             area_of={k: int(v) for k, v in ints("area_of").items()}, area_labels=ints("area_labels"),
             area_descriptions=ints("area_descriptions"), tree=meta.get("tree", []),
-            next_area=int(meta.get("next_area", 0)),
+            next_area=int(meta.get("next_area", 0)), born=ints("born"),
         )
 
 
@@ -128,6 +129,7 @@ class Assignment:
     lineage: list[dict]
     mode: str
     bertopic: object | None = None
+    forming: list[dict] = field(default_factory=list)  # pool groups still too small: rows, nearest theme
 
 
 def _unique_label(label: str, words: list[tuple[str, float]], used: set[str], topic: int) -> str:
@@ -147,7 +149,7 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     from pipeline.topics.model import ThemeModel, centroids_of
 
     model = ThemeModel(cfg).fit(texts, embeddings, titles=titles, embed=embed)
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    now = _now()
     if previous is None:
         ids = {int(t): int(t) for t in model.topic_ids_}
         lineage = [{"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0}
@@ -179,8 +181,6 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
             label = previous.labels[result.matched[t]] if t in result.matched else model.labels_[t]
             labels[ids[t]] = _unique_label(label, model.words_[t], used, ids[t])
             used.add(labels[ids[t]])
-    for row in lineage:
-        row["run"] = now
     order = sorted(ids, key=lambda t: ids[t])
     state = State(
         ids=np.array([ids[t] for t in order], dtype=int),
@@ -192,6 +192,11 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         support={ids[t]: float(model.label_support_[t]) for t in order},
     )
     topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
+    similarity = model.similarity_
+    if previous is not None and cfg.refit_keeps_placed:
+        before = topics
+        topics, lineage = _keep_placed(topics, old_topics, state, lineage, cfg)
+        similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1))
     names = model.label_corpus_
     if previous is not None:  # a kept label's support is measured anew
         from pipeline.topics.label import content_words
@@ -201,7 +206,58 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
             state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
     add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
               previous=previous, previous_topics=previous_topics, corpus=names)
-    return Assignment(topics, model.similarity_, state, lineage, "refit" if previous else "fit", model.bertopic_)
+    return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_)
+
+
+def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,
+                 ) -> tuple[np.ndarray, list[dict]]:
+    """A refit that keeps history: a paper placed before stays in its theme while that theme
+    persists, unless the refit put it in a theme that is new or split off its own theme. A new theme
+    left with fewer than ``emerge_min_size`` papers is dropped (its papers join their nearest theme
+    when the centroids are computed again)."""
+    kept_ids = {row["to_topic"] for row in lineage if row["relation"] == "same"}
+    origin: dict[int, tuple[str, set[int]]] = {}
+    for row in lineage:
+        if row["to_topic"] is not None and row["relation"] != "same":
+            relation, sources = origin.get(row["to_topic"], (row["relation"], set()))
+            if row["from_topic"] is not None:
+                sources.add(row["from_topic"])
+            origin[row["to_topic"]] = (relation, sources)
+    out = topics.copy()
+    for i in np.flatnonzero((old_topics >= 0) & (topics != old_topics)):
+        old, new = int(old_topics[i]), int(topics[i])
+        if old not in kept_ids:
+            continue  # its theme did not persist
+        relation, sources = origin.get(new, ("same", set()))
+        if relation == "new" or (relation == "split" and old in sources):
+            continue
+        out[i] = old
+    small = [t for t in origin if (out == t).sum() < cfg.emerge_min_size]
+    if small:
+        out[np.isin(out, small)] = -1
+        keep = ~np.isin(state.ids, small)
+        state.ids, state.centroids = state.ids[keep], state.centroids[keep]
+        for table in (state.words, state.labels, state.descriptions, state.support):
+            for t in small:
+                table.pop(t, None)
+        lineage = [row for row in lineage if row["to_topic"] not in small]
+    return out, lineage
+
+
+def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
+              candidates: np.ndarray) -> np.ndarray:
+    """Centroids of the state's themes from ``topics`` (changed in place: ``candidates``, papers of
+    dropped themes, join their nearest theme as outliers do); returns each paper's similarity."""
+    from pipeline.topics.model import _unit, nearest, reassign_outliers, similarity_to_own
+
+    state.centroids = state.centroids.copy()
+    for j, t in enumerate(state.ids.tolist()):
+        members = topics == t
+        if members.any():
+            state.centroids[j] = _unit(embeddings[members].mean(axis=0, keepdims=True))[0]
+    near, best = nearest(embeddings, state.centroids, state.ids)
+    topics[:] = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
+    return similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
 
 
 def _described(label: str, description: str) -> str:
@@ -257,17 +313,136 @@ def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: 
 
 
 def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, state: State,
-           previous_topics: dict[str, int]) -> Assignment:
-    """Papers already placed keep their theme; new ones join the nearest theme."""
+           previous_topics: dict[str, int], *, weeks: list[str] | None = None, texts: list[str] | None = None,
+           titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
+    """Papers already placed keep their theme; a new paper joins the nearest theme when that theme
+    explains it; papers no theme explains wait in a pool of recent weeks, where dense groups far from
+    every theme are born as new themes (``emerge.py``). Without ``weeks`` and ``texts`` (or with
+    ``cfg.emerge`` off) every new paper simply joins its nearest theme, as before detection."""
     from pipeline.topics.model import nearest, reassign_outliers, similarity_to_own
 
-    near, best = nearest(embeddings, state.centroids, state.ids)
     known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
     topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)
-    # only the new papers are placed; papers left unassigned by an earlier run stay so
-    topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=~known)
+    lineage: list[dict] = []
+    forming: list[dict] = []
+    if cfg.emerge and weeks is not None and texts is not None and len(state.ids):
+        topics, lineage, forming = _emerge(embeddings, topics, known, weeks, texts, titles, cfg, state, embed)
+        pooled = topics == -2
+        topics[pooled] = -1
+    else:
+        pooled = np.zeros(len(topics), dtype=bool)
+    near, best = nearest(embeddings, state.centroids, state.ids)
+    # the other new papers are placed; papers left unassigned by an earlier run stay so, unless the
+    # pool let them go (they are outside its window): then they join their nearest theme too
+    candidates = (~known | (topics == -1)) & ~pooled if cfg.emerge and weeks is not None else ~known
+    topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
+    if pooled.any():  # the pool counts against the cap on unassigned papers
+        topics = reassign_outliers(topics, best, near, 2.0, cfg.max_outlier_share, candidates=pooled)
     similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
-    return Assignment(topics, similarity, state, [], "update")
+    return Assignment(topics, similarity, state, lineage, "update", forming=forming)
+
+
+def _week_minus(week: str, n: int) -> str:
+    year, number = week.split("-W")
+    monday = dt.date.fromisocalendar(int(year), int(number), 1) - dt.timedelta(weeks=n)
+    iso = monday.isocalendar()
+    return f"{iso.year}-W{iso.week:02d}"
+
+
+def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks: list[str], texts: list[str],
+            titles: list[str] | None, cfg: TopicsConfig, state: State, embed: Embed | None,
+            ) -> tuple[np.ndarray, list[dict], list[dict]]:
+    """Detection (``emerge.py``) for one update. Returns the assignment, with -2 for papers that stay
+    in the pool, the lineage rows of births, and the forming groups (rows, nearest theme)."""
+    from pipeline.topics import emerge
+
+    rules = emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size, quantile=cfg.emerge_quantile,
+                         dense_quantile=cfg.emerge_density)
+    topics = topics.copy()
+    week_of = np.array([w if isinstance(w, str) else "" for w in weeks])
+    newest = max(w for w in week_of.tolist() if w) if week_of.any() else None
+    if newest is None:
+        return topics, [], []
+    start = _week_minus(newest, rules.window - 1)
+    recent = week_of >= start
+    cal = emerge.calibrate(embeddings, topics, state.ids, state.centroids, rules, seed=cfg.seed)
+    # new papers, and recent papers still waiting in the pool, are tested against today's themes
+    test = np.flatnonzero((~known | (topics == -1)) & recent)
+    near, _, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
+    ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
+    topics[test[ok]] = near[ok]
+    pool = test[~ok]
+    topics[pool] = -2
+    groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok])
+    log.info("topics: %d of %d new or waiting papers unexplained; pool since %s: %d groups of %s papers",
+             len(pool), len(test), start, len(groups), [len(g.rows) for g in groups])
+    for g in groups:
+        log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s",
+                  len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far)
+    lineage, forming = [], []
+    born = [g for g in groups if g.born and len(g.rows) >= rules.min_size]
+    for g in sorted(born, key=lambda g: (-len(g.rows), int(g.rows.min()))):
+        t = _birth(state, g, topics, embeddings, texts, titles, cfg, embed, newest)
+        topics[g.rows] = t
+        lineage.append({
+            "from_topic": g.parent, "to_topic": t, "relation": "split" if g.parent is not None else "new",
+            "similarity": g.closeness, "shared_papers": 0, "week": newest, "pool_size": len(pool),
+            "pool_start": start,
+        })
+    if born:  # pool papers as close to a newborn theme as its least typical paper join it
+        newborn_ids = [row["to_topic"] for row in lineage]
+        waiting = np.flatnonzero(topics == -2)
+        cal = emerge.calibrate(embeddings, np.where(topics == -2, -1, topics), state.ids, state.centroids, rules,
+                               seed=cfg.seed, quantile=dict.fromkeys(newborn_ids, 0.0))
+        near, _, ok = emerge.explained(embeddings, waiting, cal, state.centroids, rules)
+        newborn = np.isin(near, newborn_ids)
+        topics[waiting[ok & newborn]] = near[ok & newborn]
+    for g in groups:
+        if not g.born or len(g.rows) >= rules.min_size:
+            continue
+        rows = g.rows[topics[g.rows] == -2]
+        if len(rows):
+            forming.append({"rows": rows, "nearest": g.nearest})
+    return topics, lineage, forming
+
+
+def _birth(state: State, group, topics: np.ndarray, embeddings: np.ndarray, texts: list[str],  # noqa: ANN001
+           titles: list[str] | None, cfg: TopicsConfig, embed: Embed | None, week: str) -> int:
+    """Add the pool ``group`` to ``state`` as a new theme (next free id), named against its nearest
+    themes; returns its id."""
+    from pipeline.topics.label import content_words, name_groups
+    from pipeline.topics.model import ctfidf_words, rerank_by_coverage, stop_words
+
+    t = state.next_id
+    state.next_id += 1
+    neighbours = state.ids[np.argsort(-(state.centroids @ group.centroid), kind="stable")[:8]].tolist()
+    groups = np.where(np.isin(topics, neighbours), topics, -1)
+    groups[group.rows] = t
+    rows = np.flatnonzero(groups != -1)
+    sub_texts = [texts[i] for i in rows]
+    sub_titles = [titles[i] for i in rows] if titles is not None else [x.split(". ", 1)[0] for x in sub_texts]
+    sub_groups = groups[rows]
+    ids = [t, *neighbours]
+    centroids = np.vstack([group.centroid, state.centroids[[state.ids.tolist().index(u) for u in neighbours]]])
+    stop = frozenset(stop_words(cfg.stop_words))
+    taken = {content_words(label, stop) for label in state.labels.values()}
+    named = name_groups(sub_texts, sub_titles, sub_groups, ids, centroids, stop, embed=embed, order=[t], taken=taken)[t]
+    words = ctfidf_words(sub_texts, sub_groups, cfg)
+    words = rerank_by_coverage({t: words.get(t, [])}, sub_texts, sub_groups, cfg)[t]
+    label = _unique_label(named.label, words, set(state.labels.values()), t)
+    state.ids = np.append(state.ids, t)
+    state.centroids = np.vstack([state.centroids, group.centroid[None, :]]).astype(np.float32)
+    state.labels[t], state.words[t] = label, words
+    state.descriptions[t] = _described(label, named.description)
+    state.support[t] = float(named.support)
+    state.born[t] = week
+    anchor = group.parent if group.parent is not None else group.nearest
+    if anchor in state.area_of:
+        area = state.area_of[anchor]
+        state.area_of[t] = area
+        state.tree.append({"node": f"theme:{t}", "parent": f"area:{area}", "level": "theme", "topic": t,
+                           "area": area, "size": len(group.rows), "distance": 0.0, "label": label})
+    return t
 
 
 # --- tables --------------------------------------------------------------------------------------
@@ -298,7 +473,7 @@ def topic_info_table(papers: pd.DataFrame, result: Assignment, n_keywords: int, 
         TopicInfo.area_label: state.area_labels.get(state.area_of.get(int(t), 0), "All themes"),
         TopicInfo.keywords: [w for w, _ in state.words[int(t)][:n_keywords]],
         TopicInfo.size: int(sizes.get(t, 0)), TopicInfo.representative_ids: reps.get(t, []),
-        TopicInfo.first_week: first_week.get(t),
+        TopicInfo.first_week: state.born.get(int(t), first_week.get(t)),
     } for t in state.ids]
     return pd.DataFrame(rows) if rows else empty(TopicInfo)
 
@@ -321,6 +496,26 @@ def topic_tree_table(result: Assignment) -> pd.DataFrame:
 
     frame = pd.DataFrame([{**row, "size": size(row["node"])} for row in rows])
     return frame[list(TopicTree.to_schema().columns)]
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def _read_lineage(path: Path) -> pd.DataFrame:
+    """The lineage so far; a table written before weekly births were recorded gains their columns."""
+    if not path.exists():
+        return empty(TopicLineage)
+    try:
+        return read_table(path, TopicLineage)
+    except TableError:
+        frame = pd.read_parquet(path)
+        missing = [c for c in ("mode", "week", "pool_size", "pool_start") if c not in frame.columns]
+        if not missing:
+            raise
+        for column in missing:
+            frame[column] = "fit" if column == "mode" else None
+        return TopicLineage.validate(frame[list(TopicLineage.to_schema().columns)])
 
 
 def _versions() -> dict[str, str]:
@@ -377,14 +572,19 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
                      titles=titles, embed=embedder.encode)
     else:
-        result = update(embeddings, paper_ids, cfg.topics, state, previous_topics)
+        result = update(embeddings, paper_ids, cfg.topics, state, previous_topics, weeks=papers[Papers.week].tolist(),
+                        texts=texts, titles=titles, embed=embedder.encode)
         if not state.tree:  # themes fitted before areas existed
             add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=embedder.encode)
     fit_s = time.perf_counter() - started - embed_s
 
-    lineage = read_table(paths.topic_lineage, TopicLineage) if paths.topic_lineage.exists() and result.mode != "fit" else empty(TopicLineage)
+    lineage = _read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)
     if result.lineage:
-        lineage = pd.concat([lineage, pd.DataFrame(result.lineage)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
+        newest = papers[Papers.week].dropna().max()
+        run_at = result.state.fitted_at if result.mode != "update" else _now()
+        rows = [{"run": run_at, "mode": result.mode,
+                 "week": newest, "pool_size": None, "pool_start": None, **row} for row in result.lineage]
+        lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
     write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=fp)
     info = topic_info_table(papers, result, cfg.topics.n_keywords, cfg.topics.n_representatives)
     write_table(info, paths.topic_info, TopicInfo, fingerprint=fp)
@@ -400,6 +600,9 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         "areas": len(result.state.area_labels),
         "unassigned": int((result.topics == -1).sum()),
     }
+    if result.mode == "update" and cfg.topics.emerge:
+        counts["born"] = sum(row["relation"] in ("new", "split") for row in result.lineage)
+        counts["forming"] = len(result.forming)
     write_json({
         "mode": result.mode, "counts": counts, "seed": cfg.topics.seed, "embedder": embedder.identity,
         "config": as_dict(cfg.topics), "versions": _versions(), "fingerprint": fp,

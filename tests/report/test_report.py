@@ -149,3 +149,38 @@ def test_survey_groups_themes_under_areas_and_has_an_area_level(themed, hash_emb
     assert all(f"{label} · " in html for label in set(info["area_label"]))
     md = (folders[1] / "report.md").read_text()
     assert f"in {info['area'].nunique()} areas." in md
+
+
+def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
+    from pipeline.schemas import DocTopics, TopicLineage
+
+    papers = read_table(themed.paths.papers, Papers)
+    doc = read_table(themed.paths.doc_topics, DocTopics)
+    week = papers.merge(doc, on="paper_id")
+    this = week[(week[Papers.week] == "2026-W24") & (week["topic"] >= 0)]
+    born = int(this["topic"].iloc[0])
+    info = read_table(themed.paths.topic_info, TopicInfo)
+    info.loc[info["topic"] == born, "first_week"] = "2026-W24"
+    write_table(info, themed.paths.topic_info, TopicInfo)
+    lineage = read_table(themed.paths.topic_lineage, TopicLineage)
+    row = {"run": "2026-06-15T00:00:00+00:00", "from_topic": None, "to_topic": born, "relation": "new",
+           "similarity": 0.4, "shared_papers": 0, "mode": "update", "week": "2026-W24", "pool_size": 31,
+           "pool_start": "2026-W21"}
+    write_table(pd.concat([lineage, pd.DataFrame([row])], ignore_index=True), themed.paths.topic_lineage, TopicLineage)
+
+    report.write_weekly(themed, "2026-W24")
+    folder = themed.paths.reports / "weekly" / "2026-W24"
+    html = (folder / "index.html").read_text().replace("&#39;", "'")
+    label = info.set_index("topic").loc[born, "label"]
+    new_section = html[html.index("New this week ("):html.index("Went quiet (")]
+    assert label in new_section and "Born this week from" in new_section
+    assert "among the 31 such papers since 2026-W21" in new_section
+    members = week[week["topic"] == born]
+    for title in members[Papers.title]:  # all its papers, earlier weeks included
+        assert title.replace("'", "'") in new_section or title[:40] in new_section
+    md = (folder / "report.md").read_text()
+    assert f"**New: {label}**" in md.replace("\\", "")
+    # a theme is not new in the weeks after its birth
+    report.write_weekly(themed, "2026-W25")
+    later = (themed.paths.reports / "weekly" / "2026-W25" / "index.html").read_text()
+    assert "Born this week" not in later

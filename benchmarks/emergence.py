@@ -1,0 +1,196 @@
+"""Benchmark: do weekly updates find themes that did not exist when the themes were fitted?
+
+Run the way cron runs it, on the 2025 daily corpus (``../shared/data/arxiv-daily``, ingested and
+cleaned once into --work):
+
+1. Two **planted** sets are taken out of the fitting weeks:
+   - ``field``: every paper listed in one of the period's field categories (a field otherwise
+     absent: audio and speech, eess.AS or cs.SD, in a corpus of vision and language papers);
+   - ``method``: every other paper whose title matches the period's pattern (a sub-area of a
+     fitted theme).
+2. ``paper-trends topics`` fits the themes on --fit-weeks weeks (other papers sampled at --sample).
+3. The next --stream weeks arrive one by one, planted papers included, each followed by a
+   ``topics`` run (a weekly update).
+
+After each week: for each planted set, the share of its papers that sit in themes born in the
+stream and made mostly (>= 50 %) of that set, and whether such a theme's label names it (one of
+--field-words / --method-words); spurious births (born themes mostly of unplanted papers); papers
+placed earlier that moved; the unassigned share (the pool included); and the update's seconds.
+
+    python benchmarks/emergence.py [--period h2] [--set emerge_quantile=0.1 ...]
+
+Periods (tune on one, report on the other): ``h1`` fits 2025-W13..W18 and streams W19..W24, ``h2`` fits
+W29..W34 and streams W35..W40; both plant audio and "Gaussian Splatting". Results: benchmarks/results/emergence-<period>.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from topics import prepare  # noqa: E402
+
+AUDIO = "eess.AS,cs.SD"  # audio and speech: otherwise rare in a corpus of cs.CV, cs.CL, cs.AI and cs.LG
+PERIODS = {
+    "h1": {"fit_weeks": ("2025-W13", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
+           "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
+           "method_words": "gaussian,splatting,3dgs"},
+    "h2": {"fit_weeks": ("2025-W29", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
+           "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
+           "method_words": "gaussian,splatting,3dgs"},
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--period", choices=sorted(PERIODS), default="h2")
+    ap.add_argument("--sample", type=float, default=0.5, help="share of the unplanted papers kept (seeded)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a TopicsConfig override")
+    ap.add_argument("--verbose", action="store_true", help="log what each update finds in the pool")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-emergence"))
+    args = ap.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(level=logging.WARNING, format="%(message)s")
+        for name in ("pipeline.topics", "pipeline.topics.emerge"):
+            logging.getLogger(name).setLevel(logging.DEBUG)
+    import numpy as np
+    import pandas as pd
+
+    from pipeline import config, topics
+    from pipeline.io import read_table, write_table
+    from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage
+
+    spec = PERIODS[args.period]
+    corpus = read_table(prepare(args.work), Papers)
+    weeks = sorted(corpus[Papers.week].dropna().unique().tolist())
+    first = weeks.index(spec["fit_weeks"][0])
+    fit_weeks = weeks[first:first + spec["fit_weeks"][1]]
+    stream = weeks[first + len(fit_weeks):first + len(fit_weeks) + spec["stream"]]
+    wanted = set(spec["field"].split(","))
+    field = corpus[Papers.categories].map(lambda cats: bool(wanted & set(cats))).to_numpy()
+    method = corpus[Papers.title].str.contains(spec["method"], case=False, regex=True).to_numpy() & ~field
+    planted = field | method
+    kept = planted | (np.random.default_rng(0).random(len(corpus)) < args.sample)
+    sets = {"field": set(corpus.loc[field, Papers.paper_id]), "method": set(corpus.loc[method, Papers.paper_id])}
+    words = {"field": spec["field_words"].split(","), "method": spec["method_words"].split(",")}
+
+    root = args.work / args.period
+    for stale in (root / "data" / "processed", root / "data" / "models"):
+        shutil.rmtree(stale, ignore_errors=True)  # the embedding cache in data/interim is kept
+    overrides = {}
+    for item in args.set:
+        key, value = item.split("=", 1)
+        overrides[key] = type(getattr(config.TopicsConfig(), key))(value) if value not in ("True", "False") \
+            else value == "True"
+    cfg = config.load(root)
+    cfg = dataclasses.replace(cfg, topics=dataclasses.replace(cfg.topics, **overrides))
+    embedder = topics.make_embedder(cfg.topics)
+
+    def store(upto: list[str]) -> pd.DataFrame:
+        rows = corpus[Papers.week].isin(upto).to_numpy() & kept
+        rows &= ~planted | corpus[Papers.week].isin(stream).to_numpy()
+        return corpus[rows].reset_index(drop=True)
+
+    write_table(store(fit_weeks), cfg.paths.papers, Papers)
+    started = time.perf_counter()
+    topics.run(cfg, embedder=embedder)
+    fit_s = time.perf_counter() - started
+    before = read_table(cfg.paths.doc_topics, DocTopics).set_index(DocTopics.paper_id)[DocTopics.topic]
+    fitted = read_table(cfg.paths.topic_info, TopicInfo)
+    report = {"period": args.period, "fit_weeks": [fit_weeks[0], fit_weeks[-1]], "stream": stream,
+              "field": spec["field"], "method": spec["method"], "overrides": overrides,
+              "fit": {"papers": int(len(before)), "themes": int(len(fitted)), "seconds": round(fit_s, 1)},
+              "weeks": []}
+    moved_total = 0
+    for i, week in enumerate(stream):
+        papers = store(fit_weeks + stream[: i + 1])
+        write_table(papers, cfg.paths.papers, Papers)
+        started = time.perf_counter()
+        topics.run(cfg, embedder=embedder)
+        seconds = time.perf_counter() - started
+        now = read_table(cfg.paths.doc_topics, DocTopics).set_index(DocTopics.paper_id)[DocTopics.topic]
+        info = read_table(cfg.paths.topic_info, TopicInfo).set_index(TopicInfo.topic)
+        lineage = read_table(cfg.paths.topic_lineage, TopicLineage)
+        placed = before[before >= 0].index
+        moved = int((now.loc[placed] != before.loc[placed]).sum())
+        moved_total += moved
+        births = lineage[(lineage["mode"] == "update") & lineage["relation"].isin(["new", "split"])]
+        row = {"week": week, "papers": int(len(now)), "seconds": round(seconds, 1), "moved": moved,
+               "unassigned": round(float((now == -1).mean()), 4), "births": [], "sets": {}}
+        share_of = {}
+        for _, b in births.iterrows():
+            t = int(b["to_topic"])
+            members = set(now.index[now == t])
+            shares = {name: len(members & ids) / max(len(members), 1) for name, ids in sets.items()}
+            share_of[t] = shares
+            row["births"].append({"topic": t, "week": b["week"], "relation": b["relation"],
+                                  "parent": None if pd.isna(b["from_topic"]) else int(b["from_topic"]),
+                                  "label": info.loc[t, TopicInfo.label] if t in info.index else None,
+                                  "size": len(members), **{f"share_{k}": round(v, 2) for k, v in shares.items()}})
+        for name, ids in sets.items():
+            arrived = ids & set(now.index)
+            mine = [t for t, s in share_of.items() if s[name] >= 0.5]
+            inside = set(now.index[now.isin(mine)]) & arrived
+            labels = [info.loc[t, TopicInfo.label] for t in mine if t in info.index]
+            row["sets"][name] = {
+                "arrived": len(arrived), "captured": round(len(inside) / len(arrived), 3) if arrived else 0.0,
+                "pooled": round(float((now.loc[sorted(arrived)] == -1).mean()), 3) if arrived else 0.0,
+                "themes": len(mine), "labels": labels,
+                "named": any(w in lab.lower() for lab in labels for w in words[name]),
+            }
+        row["spurious"] = sum(max(s.values()) < 0.5 for s in share_of.values())
+        report["weeks"].append(row)
+        print(json.dumps({k: row[k] for k in ("week", "seconds", "moved", "unassigned", "spurious", "sets")}),
+              flush=True)
+        before = now
+    report["moved_total"] = moved_total
+    report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"emergence-{args.period}.json").write_text(json.dumps(report, indent=1, default=str))
+    (RESULTS / f"emergence-{args.period}.md").write_text(markdown(report))
+    print(markdown(report))
+
+
+def markdown(report: dict) -> str:
+    weeks = report["weeks"]
+    lines = [f"Period {report['period']}: fit {report['fit_weeks'][0]}..{report['fit_weeks'][1]} "
+             f"({report['fit']['papers']} papers, {report['fit']['themes']} themes), stream {weeks[0]['week']}.."
+             f"{weeks[-1]['week']}; planted field {report['field']}, method /{report['method']}/", "",
+             "| planted set | papers | first birth | captured wk1 | wk2 | last week | label names it | labels |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name in ("field", "method"):
+        per = [w["sets"][name] for w in weeks]
+        born = next((w["week"] for w, s in zip(weeks, per) if s["themes"]), "none")
+        lines.append(f"| {name} | {per[-1]['arrived']} | {born} | {per[0]['captured']:.0%} | "
+                     f"{per[1]['captured'] if len(per) > 1 else 0:.0%} | {per[-1]['captured']:.0%} | "
+                     f"{'yes' if per[-1]['named'] else 'no'} | {'; '.join(per[-1]['labels'])} |")
+    spurious = weeks[-1]["spurious"]
+    lines += ["", f"Spurious births: {spurious} in {len(weeks)} weeks ({spurious / len(weeks) * 4:.1f} per 4 weeks); "
+              f"papers placed earlier that moved: {report['moved_total']}; unassigned after each week (pool "
+              f"included): max {max(w['unassigned'] for w in weeks):.1%}; update seconds: median "
+              f"{report['median_update_s']}", "", "| born | week | relation | size | field share | method share | label |",
+              "|---|---|---|---|---|---|---|"]
+    for b in weeks[-1]["births"]:
+        lines.append(f"| {b['topic']} | {b['week']} | {b['relation']}"
+                     f"{' of ' + str(b['parent']) if b['parent'] is not None else ''} | {b['size']} | "
+                     f"{b['share_field']:.0%} | {b['share_method']:.0%} | {b['label']} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

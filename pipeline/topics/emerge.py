@@ -1,0 +1,238 @@
+"""Emerging themes between refits: what the weekly update does with papers no theme explains.
+
+A new paper is **explained** by its nearest theme (by centroid) when it is as close to that theme
+as the theme's own members are, on two counts, each calibrated on the theme's members:
+
+- centroid: its cosine to the theme's centroid is at least the ``quantile`` (default 5 %) of the
+  members' cosines to the centroid of the other members;
+- neighbourhood: the mean cosine to its ``k`` most similar members is at least the same quantile of
+  the members' own such means (each member's neighbours taken among the other members).
+
+The second count catches papers at a theme's edge that none of its papers is written like. And a
+paper whose own nearest neighbours are unplaced papers (new this week, or waiting in the pool) more
+often than chance allows is not explained either, however close a theme is: it belongs to
+something that is arriving now, such as a sub-area growing inside a theme. "More often than
+chance": of its ``k_novel`` nearest papers, so many are unplaced that drawing neighbours at random
+from the store would give as many with probability under ``novel_alpha`` (binomial tail, with the
+store's share of unplaced papers).
+
+Papers no theme explains wait, unassigned, in a **pool** of the last ``window`` weeks. Each update
+clusters the pool (average linkage on cosine, cut where the papers of two groups are on average
+less similar than the existing themes' papers are among themselves, see ``dense_quantile``); a
+group becomes a **new theme** when it is
+
+- big enough: at least ``min_size`` papers;
+- dense enough: its mean pairwise cosine is at least the ``dense_quantile`` of the existing themes'
+  mean pairwise cosines;
+- far enough: its centroid is no closer to the nearest theme's centroid than the two closest
+  existing themes are to each other (``far_quantile`` of the themes' nearest-neighbour cosines;
+  1.0: the closest pair).
+
+A group that passes the density and distance tests but is still too small is **forming**. A new
+theme takes the next free id, is named like any theme (``label.py``, against its neighbours), joins
+the area of its nearest theme, and its ``first_week`` is the week it was born. When most of its
+papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
+to each other (the median), the lineage records it as a ``split`` of that theme (a sub-area that
+grew apart); otherwise as ``new``. Papers placed earlier never move and old themes keep their ids;
+pool papers that an existing or newly born theme explains join it in later updates; pool papers
+older than the window join their nearest theme.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The knobs of detection (``TopicsConfig.emerge_*``)."""
+
+    window: int = 4  # weeks a paper no theme explains waits in the pool
+    min_size: int = 8  # papers a pool group needs to become a theme
+    quantile: float = 0.05  # a paper is explained when as close as this share of a theme's members
+    k: int = 5  # neighbours for the neighbourhood count
+    dense_quantile: float = 0.5
+    far_quantile: float = 1.0  # no closer to a theme than the two closest themes are to each other
+    max_members: int = 400  # members per theme sampled for calibration
+    k_novel: int = 10  # neighbours looked at for novelty
+    novel_alpha: float = 0.05  # tail probability below which a paper's unplaced neighbours are not chance
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Per theme (rows in ``ids`` order): thresholds for the centroid and neighbourhood counts."""
+
+    ids: np.ndarray
+    centroid: np.ndarray
+    neighbourhood: np.ndarray
+    members: dict[int, np.ndarray]  # theme -> row indices of the (sampled) members
+    cohesion: np.ndarray  # mean pairwise cosine of each theme's members
+    nearest_theme: np.ndarray  # cosine of each theme's centroid to its nearest other theme's
+
+
+def _sample(rows: np.ndarray, limit: int, seed: int) -> np.ndarray:
+    if len(rows) <= limit:
+        return rows
+    return np.sort(np.random.default_rng(seed).choice(rows, size=limit, replace=False))
+
+
+def mean_pairwise(vectors: np.ndarray) -> float:
+    """Mean cosine between distinct unit vectors (from their sum, in O(n))."""
+    n = len(vectors)
+    if n < 2:
+        return 1.0
+    total = vectors.sum(axis=0)
+    return float((total @ total - n) / (n * (n - 1)))
+
+
+def top_k_mean(sims: np.ndarray, k: int) -> np.ndarray:
+    """Mean of each row's ``k`` largest values (all of them where a row has fewer)."""
+    k = min(k, sims.shape[1])
+    if k == 0:
+        return np.zeros(len(sims), np.float32)
+    return np.sort(np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:], axis=1).mean(axis=1)
+
+
+def calibrate(embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centroids: np.ndarray, rules: Rules,
+              seed: int = 0, quantile: dict[int, float] | None = None) -> Calibration:
+    """Thresholds from each theme's current members (``topics``; embeddings are unit vectors);
+    ``quantile`` overrides ``rules.quantile`` for some themes."""
+    n_ids = len(ids)
+    centroid_q = np.zeros(n_ids, np.float32)
+    neighbour_q = np.zeros(n_ids, np.float32)
+    cohesion = np.ones(n_ids, np.float32)
+    members: dict[int, np.ndarray] = {}
+    for j, t in enumerate(ids.tolist()):
+        rows = np.flatnonzero(topics == t)
+        members[t] = rows
+        if len(rows) == 0:
+            centroid_q[j] = neighbour_q[j] = np.inf  # an empty theme explains nothing
+            continue
+        sample = _sample(rows, rules.max_members, seed + j)
+        vectors = embeddings[sample]
+        q = (quantile or {}).get(t, rules.quantile)
+        # each member against the centroid of the others (a small theme's members sit close to a
+        # centroid they are part of, which would make the test too strict for newcomers)
+        total = embeddings[rows].sum(axis=0)
+        dots = vectors @ total
+        rest = np.sqrt(np.maximum(total @ total - 2 * dots + 1, 1e-12))
+        centroid_q[j] = np.quantile((dots - 1) / rest, q) if len(rows) > 1 else 1.0
+        cohesion[j] = mean_pairwise(embeddings[rows])
+        if len(sample) > 1:
+            sims = vectors @ vectors.T
+            np.fill_diagonal(sims, -np.inf)
+            neighbour_q[j] = np.quantile(top_k_mean(sims, min(rules.k, len(sample) - 1)), q)
+        else:
+            neighbour_q[j] = -1.0
+    between = centroids @ centroids.T if n_ids else np.zeros((0, 0))
+    np.fill_diagonal(between, -np.inf)
+    nearest_theme = between.max(axis=1) if n_ids > 1 else np.full(n_ids, -1.0)
+    return Calibration(ids, centroid_q, neighbour_q, members, cohesion, nearest_theme)
+
+
+def explained(embeddings: np.ndarray, rows: np.ndarray, cal: Calibration, centroids: np.ndarray,
+              rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For papers ``rows``: nearest theme id, cosine to it, and whether that theme explains them."""
+    if len(rows) == 0 or len(cal.ids) == 0:
+        return np.full(len(rows), -1), np.zeros(len(rows), np.float32), np.zeros(len(rows), bool)
+    vectors = embeddings[rows]
+    sims = vectors @ centroids.T
+    column = sims.argmax(axis=1)
+    best = sims[np.arange(len(rows)), column]
+    ok = best >= cal.centroid[column]
+    for j in np.unique(column[ok]):
+        t = int(cal.ids[j])
+        mine = np.flatnonzero(ok & (column == j))
+        member_rows = cal.members[t]
+        if len(member_rows) == 0:
+            ok[mine] = False
+            continue
+        around = top_k_mean(vectors[mine] @ embeddings[member_rows].T, rules.k)
+        ok[mine] = around >= cal.neighbourhood[j]
+    return cal.ids[column], best.astype(np.float32), ok
+
+
+def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: Rules, chunk: int = 512) -> np.ndarray:
+    """For papers ``rows`` (unplaced): whether most of their nearest neighbours among ``placed`` and
+    ``rows`` papers are unplaced too (see the module docstring)."""
+    if len(rows) < 2:
+        return np.zeros(len(rows), bool)
+    from scipy.stats import binom
+
+    reference = np.concatenate([rows, placed])
+    k = min(rules.k_novel, len(reference) - 1)
+    share = (len(rows) - 1) / (len(reference) - 1)
+    tail = binom.sf(np.arange(k + 1) - 1, k, share)  # P(at least c unplaced neighbours), c = 0..k
+    bound = int(np.argmax(tail <= rules.novel_alpha)) if (tail <= rules.novel_alpha).any() else k + 1
+    out = np.zeros(len(rows), bool)
+    for start in range(0, len(rows), chunk):
+        block = rows[start:start + chunk]
+        sims = embeddings[block] @ embeddings[reference].T
+        sims[np.arange(len(block)), start + np.arange(len(block))] = -np.inf  # not itself
+        top = np.argpartition(-sims, k, axis=1)[:, :k]
+        out[start:start + len(block)] = (top < len(rows)).sum(axis=1) >= bound
+    return out
+
+
+@dataclass
+class Group:
+    """A dense group of pool papers: rows, and whether it may become a theme."""
+
+    rows: np.ndarray
+    cohesion: float
+    nearest: int  # nearest existing theme
+    closeness: float  # cosine of the group's centroid to that theme's centroid
+    dense: bool
+    far: bool
+    parent: int | None = None  # a theme it grew out of (see the module docstring)
+    centroid: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+
+    @property
+    def born(self) -> bool:
+        return self.dense and self.far
+
+
+def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centroids: np.ndarray, rules: Rules,
+              nearest_of_pool: np.ndarray) -> list[Group]:
+    """Dense groups among the ``pool`` papers (rows), with the tests of the module docstring; groups
+    down to half of ``min_size`` are returned so that forming ones can be shown."""
+    smallest = max(3, rules.min_size // 2)
+    if len(pool) < smallest:
+        return []
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    vectors = embeddings[pool].astype(np.float64)
+    dense_bound = float(np.quantile(cal.cohesion, rules.dense_quantile)) if len(cal.ids) else 0.5
+    # average linkage joins two groups while their papers' mean cosine is at least the bound, so each
+    # group is about as dense as the existing themes at their loosest
+    labels = fcluster(linkage(vectors, method="average", metric="cosine"), t=1 - dense_bound, criterion="distance")
+    sizes = np.bincount(labels)
+    labels = np.where(sizes[labels] >= smallest, labels, -1)
+    nearest_known = cal.nearest_theme[np.isfinite(cal.nearest_theme)]
+    far_bound = float(np.quantile(nearest_known, rules.far_quantile)) if len(nearest_known) else 1.0
+    split_bound = float(np.median(nearest_known)) if len(nearest_known) else 1.0
+    log.debug("emerge: bounds dense %.3f, far %.3f, split %.3f", dense_bound, far_bound, split_bound)
+    out = []
+    for g in sorted(set(labels.tolist()) - {-1}):
+        rows = pool[labels == g]
+        mean = embeddings[rows].mean(axis=0)
+        centroid = (mean / (np.linalg.norm(mean) or 1)).astype(np.float32)
+        if len(cal.ids):
+            sims = centroids @ centroid
+            j = int(sims.argmax())
+            nearest, closeness = int(cal.ids[j]), float(sims[j])
+        else:
+            nearest, closeness = -1, -1.0
+        group = Group(rows, mean_pairwise(embeddings[rows]), nearest, closeness,
+                      dense=mean_pairwise(embeddings[rows]) >= dense_bound, far=closeness <= far_bound,
+                      centroid=centroid)
+        votes = nearest_of_pool[labels == g]
+        if nearest >= 0 and closeness >= split_bound and (votes == nearest).mean() > 0.5:
+            group.parent = nearest
+        out.append(group)
+    return out

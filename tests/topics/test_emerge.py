@@ -1,0 +1,141 @@
+"""Weekly updates that find new themes (topics/emerge.py and topics.update)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from pipeline.config import TopicsConfig
+from pipeline.topics import State, emerge, update
+
+DIM = 48
+SUBJECTS = ["graph partitioning for sparse solvers", "consensus protocols for blockchains",
+            "federated learning with stragglers"]
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def around(rng: np.random.Generator, centre: np.ndarray, n: int, spread: float = 0.35) -> np.ndarray:
+    return unit(centre + spread * rng.standard_normal((n, DIM)) / np.sqrt(DIM))
+
+
+@pytest.fixture
+def store():
+    """Three fitted themes of 60 papers each (weeks W01-W04), their state and assignment."""
+    rng = np.random.default_rng(0)
+    centres = unit(rng.standard_normal((4, DIM)))  # the fourth is where a new field will appear
+    vectors, topics, texts, weeks = [], [], [], []
+    for t in range(3):
+        vectors.append(around(rng, centres[t], 60))
+        topics += [t] * 60
+        texts += [f"A study of {SUBJECTS[t]} number {i}. We improve {SUBJECTS[t]}." for i in range(60)]
+        weeks += [f"2025-W0{1 + i % 4}" for i in range(60)]
+    embeddings = np.vstack(vectors).astype(np.float32)
+    ids = np.arange(3)
+    state = State(ids=ids, centroids=unit(np.stack([embeddings[np.array(topics) == t].mean(0) for t in ids])),
+                  words={t: [(SUBJECTS[t].split()[0], 1.0)] for t in ids},
+                  labels={t: SUBJECTS[t].capitalize() for t in ids}, embedder="test", next_id=3,
+                  fitted_at="2025-01-27T00:00:00+00:00", area_of={0: 0, 1: 0, 2: 0}, area_labels={0: "All"},
+                  tree=[{"node": "area:0", "parent": None, "level": "area", "topic": None, "area": 0, "size": 180,
+                         "distance": 0.0, "label": "All"}], next_area=1)
+    return {"rng": rng, "centres": centres, "embeddings": embeddings, "topics": np.array(topics),
+            "texts": texts, "weeks": weeks, "state": state}
+
+
+def arrive(store: dict, vectors: np.ndarray, texts: list[str], week: str, cfg: TopicsConfig = TopicsConfig()):
+    embeddings = np.vstack([store["embeddings"], vectors]).astype(np.float32)
+    texts = store["texts"] + texts
+    weeks = store["weeks"] + [week] * len(vectors)
+    ids = [f"p{i}" for i in range(len(embeddings))]
+    previous = {p: int(t) for p, t in zip(ids, store["topics"])}
+    result = update(embeddings, ids, cfg, store["state"], previous, weeks=weeks, texts=texts)
+    return result, embeddings, ids, texts, weeks
+
+
+def test_a_dense_group_far_from_every_theme_is_born_with_the_next_id(store):
+    group = around(store["rng"], store["centres"][3], 12, spread=0.25)
+    texts = [f"Quantum annealing schedules, paper {i}. Quantum annealing schedules on hardware." for i in range(12)]
+    old_labels = dict(store["state"].labels)
+    result, *_ = arrive(store, group, texts, "2025-W05")
+    new = result.topics[-12:]
+    assert set(new.tolist()) <= {3, -1} and (new == 3).sum() >= 10
+    assert result.state.ids.tolist() == [0, 1, 2, 3] and result.state.next_id == 4
+    assert result.state.born == {3: "2025-W05"}
+    assert "annealing" in result.state.labels[3].lower()
+    assert {t: result.state.labels[t] for t in (0, 1, 2)} == old_labels
+    assert result.topics[:180].tolist() == store["topics"].tolist()  # placed papers never move
+    assert result.state.area_of[3] == 0 and any(r["node"] == "theme:3" for r in result.state.tree)
+    [row] = result.lineage
+    assert row["relation"] == "new" and row["to_topic"] == 3 and row["week"] == "2025-W05"
+    assert row["pool_size"] >= 12 and row["pool_start"] == "2025-W02"
+
+
+def test_scattered_papers_give_no_theme_and_stay_within_the_cap(store):
+    noise = unit(store["rng"].standard_normal((9, DIM))).astype(np.float32)
+    result, *_ = arrive(store, noise, [f"Paper {i} on something else entirely." for i in range(9)], "2025-W05")
+    assert result.lineage == [] and result.state.ids.tolist() == [0, 1, 2]
+    assert (result.topics == -1).mean() <= TopicsConfig().max_outlier_share
+
+
+def test_a_group_below_the_size_bound_is_forming_not_born(store):
+    cfg = dataclasses.replace(TopicsConfig(), emerge_min_size=12, max_outlier_share=0.2)
+    group = around(store["rng"], store["centres"][3], 8, spread=0.2)
+    result, *_ = arrive(store, group, [f"Quantum annealing, paper {i}." for i in range(8)], "2025-W05", cfg)
+    assert result.lineage == []
+    assert len(result.forming) == 1 and set(result.forming[0]["rows"].tolist()) <= set(range(180, 188))
+    assert (result.topics[180:] == -1).all()
+
+
+def test_papers_close_to_a_theme_join_it(store):
+    close = around(store["rng"], store["state"].centroids[1], 10)
+    result, *_ = arrive(store, close, [f"Consensus protocols for blockchains {i}." for i in range(10)], "2025-W05")
+    assert result.lineage == []
+    assert (result.topics[180:] == 1).mean() >= 0.8
+
+
+def test_the_pool_waits_for_the_window_then_its_papers_join_their_nearest_theme(store):
+    cfg = dataclasses.replace(TopicsConfig(), emerge_min_size=12, max_outlier_share=0.2)
+    group = around(store["rng"], store["centres"][3], 8, spread=0.2)
+    texts = [f"Quantum annealing, paper {i}." for i in range(8)]
+    result, embeddings, ids, all_texts, weeks = arrive(store, group, texts, "2025-W05", cfg)
+    assert (result.topics[180:] == -1).all()
+    # five weeks later the pool has let them go (window 4), and a few more papers arrive elsewhere
+    previous = dict(zip(ids, result.topics.tolist()))
+    late = around(store["rng"], store["state"].centroids[0], 3, spread=0.2)
+    # no longer in the pool, they count as any unassigned paper: the cap makes them join a theme
+    capped = dataclasses.replace(cfg, max_outlier_share=0.01)
+    later = update(np.vstack([embeddings, late]).astype(np.float32), [*ids, "x0", "x1", "x2"], capped, result.state,
+                   previous, weeks=[*weeks, *["2025-W10"] * 3], texts=[*all_texts, *["Graph partitioning."] * 3])
+    assert (later.topics == -1).mean() <= 0.01 and later.lineage == []
+
+
+def test_the_same_input_gives_the_same_births(store):
+    group = around(store["rng"], store["centres"][3], 12)
+    texts = [f"Quantum annealing schedules, paper {i}." for i in range(12)]
+    state = store["state"]
+    first = arrive({**store, "state": dataclasses.replace(state, labels=dict(state.labels),
+                                                          words=dict(state.words))}, group, texts, "2025-W05")[0]
+    second = arrive({**store, "state": dataclasses.replace(state, labels=dict(state.labels),
+                                                           words=dict(state.words))}, group, texts, "2025-W05")[0]
+    assert first.topics.tolist() == second.topics.tolist()
+    assert first.state.labels == second.state.labels
+
+
+def test_calibration_and_the_explanation_test():
+    rng = np.random.default_rng(1)
+    centre = unit(rng.standard_normal(DIM))
+    members = around(rng, centre, 50).astype(np.float32)
+    cal = emerge.calibrate(members, np.zeros(50, int), np.array([0]), centre[None, :].astype(np.float32),
+                           emerge.Rules(quantile=0.1))
+    # about 90 % of the members themselves pass both counts
+    _, _, ok = emerge.explained(members, np.arange(50), cal, centre[None, :].astype(np.float32), emerge.Rules())
+    assert 0.75 <= ok.mean() <= 0.95
+    far = unit(rng.standard_normal((5, DIM))).astype(np.float32)
+    both = np.vstack([members, far])
+    _, _, ok = emerge.explained(both, np.arange(50, 55), cal, centre[None, :].astype(np.float32), emerge.Rules())
+    assert not ok.any()
+    assert emerge.mean_pairwise(np.vstack([centre, centre])) == pytest.approx(1.0)
