@@ -4,8 +4,9 @@ Run the way cron runs it, on the 2025 daily corpus (``../shared/data/arxiv-daily
 cleaned once into --work):
 
 1. Two **planted** sets are taken out of the fitting weeks:
-   - ``field``: every paper listed in one of the period's field categories (a field otherwise
-     absent: audio and speech, eess.AS or cs.SD, in a corpus of vision and language papers);
+   - ``field``: every paper listed in one of the period's field categories and not primarily
+     cs.CV (a field otherwise absent: audio and speech, eess.AS or cs.SD, in a corpus of vision and
+     language papers; vision papers that use sound are vision papers);
    - ``method``: every other paper whose title matches the period's pattern (a sub-area of a
      fitted theme).
 2. ``paper-trends topics`` fits the themes on --fit-weeks weeks (other papers sampled at --sample).
@@ -82,7 +83,10 @@ def main() -> None:
     fit_weeks = weeks[first:first + spec["fit_weeks"][1]]
     stream = weeks[first + len(fit_weeks):first + len(fit_weeks) + spec["stream"]]
     wanted = set(spec["field"].split(","))
-    field = corpus[Papers.categories].map(lambda cats: bool(wanted & set(cats))).to_numpy()
+    # a vision paper that uses sound (talking heads, audio-visual video) is listed there too, but it
+    # is a vision paper: the field is the papers listed in an audio category and not primarily cs.CV
+    field = (corpus[Papers.categories].map(lambda cats: bool(wanted & set(cats)))
+             & (corpus[Papers.primary_category] != "cs.CV")).to_numpy()
     method = corpus[Papers.title].str.contains(spec["method"], case=False, regex=True).to_numpy() & ~field
     planted = field | method
     kept = planted | (np.random.default_rng(0).random(len(corpus)) < args.sample)

@@ -138,12 +138,14 @@ class TopicsConfig:
     n_keywords: int = 10
     n_representatives: int = 3
     align_threshold: float = 0.55  # --refit: similarity needed for a new theme to keep an old id
+    refit_every_weeks: int = 13  # automatic refit once the themes are this many weeks old (0: never)
+    refit_unexplained: float = 0.0  # automatic refit when this share of papers is unassigned (0: off)
     refit_keeps_placed: bool = True  # a refit moves a placed paper only into a theme it found new or split off
     emerge: bool = True  # weekly updates find new themes among papers no theme explains (topics/emerge.py)
     emerge_window: int = 4  # weeks such papers wait in the pool
-    emerge_min_size: int = 8  # papers a pool group needs to become a theme
+    emerge_min_size: int = 10  # papers a pool group needs to become a theme
     emerge_quantile: float = 0.05  # explained: as close to a theme as this share of its own members
-    emerge_density: float = 0.5  # a new theme is as dense as this share of the themes (quantile of cohesion)
+    emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
 
 
 @dataclass(frozen=True)

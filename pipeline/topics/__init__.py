@@ -78,6 +78,7 @@ class State:
     tree: list[dict] = field(default_factory=list)
     next_area: int = 0
     born: dict[int, str] = field(default_factory=dict)  # theme -> week a weekly update found it
+    fitted_week: str = ""  # newest week of the papers at the last fit or refit
 
     def save(self, folder: Path) -> None:
         from safetensors.numpy import save_file
@@ -95,6 +96,7 @@ class State:
             "area_labels": {str(k): v for k, v in self.area_labels.items()},
             "area_descriptions": {str(k): v for k, v in self.area_descriptions.items()},
             "tree": self.tree, "next_area": self.next_area, "born": {str(k): v for k, v in self.born.items()},
+            "fitted_week": self.fitted_week,
         }, folder / "state.json")
 
     @classmethod
@@ -116,7 +118,7 @@ class State:
             fitted_at=meta["fitted_at"], descriptions=ints("descriptions"), support=ints("support"),
             area_of={k: int(v) for k, v in ints("area_of").items()}, area_labels=ints("area_labels"),
             area_descriptions=ints("area_descriptions"), tree=meta.get("tree", []),
-            next_area=int(meta.get("next_area", 0)), born=ints("born"),
+            next_area=int(meta.get("next_area", 0)), born=ints("born"), fitted_week=meta.get("fitted_week", ""),
         )
 
 
@@ -196,7 +198,11 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     if previous is not None and cfg.refit_keeps_placed:
         before = topics
         topics, lineage = _keep_placed(topics, old_topics, state, lineage, cfg)
-        similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1))
+        moved = topics != before
+        if moved.any():
+            changed = set(topics[moved].tolist()) | set(before[moved].tolist())
+            similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1),
+                                   changed=changed)
     names = model.label_corpus_
     if previous is not None:  # a kept label's support is measured anew
         from pipeline.topics.label import content_words
@@ -245,15 +251,15 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
 
 
 def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
-              candidates: np.ndarray) -> np.ndarray:
-    """Centroids of the state's themes from ``topics`` (changed in place: ``candidates``, papers of
-    dropped themes, join their nearest theme as outliers do); returns each paper's similarity."""
+              candidates: np.ndarray, changed: set[int]) -> np.ndarray:
+    """Centroids of the ``changed`` themes from ``topics`` (changed in place: ``candidates``, papers
+    of dropped themes, join their nearest theme as outliers do); returns each paper's similarity."""
     from pipeline.topics.model import _unit, nearest, reassign_outliers, similarity_to_own
 
     state.centroids = state.centroids.copy()
     for j, t in enumerate(state.ids.tolist()):
         members = topics == t
-        if members.any():
+        if members.any() and t in changed:  # a theme the refit's clustering gave other papers
             state.centroids[j] = _unit(embeddings[members].mean(axis=0, keepdims=True))[0]
     near, best = nearest(embeddings, state.centroids, state.ids)
     topics[:] = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
@@ -343,9 +349,7 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
 
 
 def _week_minus(week: str, n: int) -> str:
-    year, number = week.split("-W")
-    monday = dt.date.fromisocalendar(int(year), int(number), 1) - dt.timedelta(weeks=n)
-    iso = monday.isocalendar()
+    iso = (_monday(week) - dt.timedelta(weeks=n)).isocalendar()
     return f"{iso.year}-W{iso.week:02d}"
 
 
@@ -382,7 +386,7 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     lineage, forming = [], []
     born = [g for g in groups if g.born and len(g.rows) >= rules.min_size]
     for g in sorted(born, key=lambda g: (-len(g.rows), int(g.rows.min()))):
-        t = _birth(state, g, topics, embeddings, texts, titles, cfg, embed, newest)
+        t = _birth(state, g, topics, texts, titles, cfg, embed, newest)
         topics[g.rows] = t
         lineage.append({
             "from_topic": g.parent, "to_topic": t, "relation": "split" if g.parent is not None else "new",
@@ -397,6 +401,16 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
         near, _, ok = emerge.explained(embeddings, waiting, cal, state.centroids, rules)
         newborn = np.isin(near, newborn_ids)
         topics[waiting[ok & newborn]] = near[ok & newborn]
+    # a young theme (born within the window) is centred and named again from all its papers so far,
+    # so the label it got from its first few papers follows what it became
+    newborn = {row["to_topic"] for row in lineage}
+    for t, week in state.born.items():
+        if week >= start and t not in newborn and (topics == t).any():
+            members = topics == t
+            mean = embeddings[members].mean(axis=0)
+            state.centroids[state.ids.tolist().index(t)] = mean / (np.linalg.norm(mean) or 1)
+            _name_theme(state, t, np.flatnonzero(members), np.where(topics == -2, -1, topics), texts, titles, cfg,
+                        embed)
     for g in groups:
         if not g.born or len(g.rows) >= rules.min_size:
             continue
@@ -406,43 +420,56 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     return topics, lineage, forming
 
 
-def _birth(state: State, group, topics: np.ndarray, embeddings: np.ndarray, texts: list[str],  # noqa: ANN001
-           titles: list[str] | None, cfg: TopicsConfig, embed: Embed | None, week: str) -> int:
-    """Add the pool ``group`` to ``state`` as a new theme (next free id), named against its nearest
-    themes; returns its id."""
-    from pipeline.topics.label import content_words, name_groups
-    from pipeline.topics.model import ctfidf_words, rerank_by_coverage, stop_words
-
+def _birth(state: State, group, topics: np.ndarray, texts: list[str], titles: list[str] | None,  # noqa: ANN001
+           cfg: TopicsConfig, embed: Embed | None, week: str) -> int:
+    """Add the pool ``group`` to ``state`` as a new theme (next free id) in the area of the theme it
+    lies nearest, and name it; returns its id."""
     t = state.next_id
     state.next_id += 1
-    neighbours = state.ids[np.argsort(-(state.centroids @ group.centroid), kind="stable")[:8]].tolist()
-    groups = np.where(np.isin(topics, neighbours), topics, -1)
-    groups[group.rows] = t
-    rows = np.flatnonzero(groups != -1)
-    sub_texts = [texts[i] for i in rows]
-    sub_titles = [titles[i] for i in rows] if titles is not None else [x.split(". ", 1)[0] for x in sub_texts]
-    sub_groups = groups[rows]
-    ids = [t, *neighbours]
-    centroids = np.vstack([group.centroid, state.centroids[[state.ids.tolist().index(u) for u in neighbours]]])
-    stop = frozenset(stop_words(cfg.stop_words))
-    taken = {content_words(label, stop) for label in state.labels.values()}
-    named = name_groups(sub_texts, sub_titles, sub_groups, ids, centroids, stop, embed=embed, order=[t], taken=taken)[t]
-    words = ctfidf_words(sub_texts, sub_groups, cfg)
-    words = rerank_by_coverage({t: words.get(t, [])}, sub_texts, sub_groups, cfg)[t]
-    label = _unique_label(named.label, words, set(state.labels.values()), t)
     state.ids = np.append(state.ids, t)
     state.centroids = np.vstack([state.centroids, group.centroid[None, :]]).astype(np.float32)
-    state.labels[t], state.words[t] = label, words
-    state.descriptions[t] = _described(label, named.description)
-    state.support[t] = float(named.support)
     state.born[t] = week
     anchor = group.parent if group.parent is not None else group.nearest
     if anchor in state.area_of:
         area = state.area_of[anchor]
         state.area_of[t] = area
         state.tree.append({"node": f"theme:{t}", "parent": f"area:{area}", "level": "theme", "topic": t,
-                           "area": area, "size": len(group.rows), "distance": 0.0, "label": label})
+                           "area": area, "size": len(group.rows), "distance": 0.0, "label": None})
+    _name_theme(state, t, group.rows, topics, texts, titles, cfg, embed)
     return t
+
+
+def _name_theme(state: State, t: int, rows: np.ndarray, topics: np.ndarray, texts: list[str],
+                titles: list[str] | None, cfg: TopicsConfig, embed: Embed | None) -> None:
+    """Label, description, keywords and support of theme ``t`` (papers ``rows``), named against the
+    papers of its 8 nearest themes, with a label no other theme has."""
+    from pipeline.topics.label import content_words, name_groups
+    from pipeline.topics.model import ctfidf_words, rerank_by_coverage, stop_words
+
+    column = state.ids.tolist().index(t)
+    order = np.argsort(-(state.centroids @ state.centroids[column]), kind="stable")
+    neighbours = [int(state.ids[j]) for j in order if int(state.ids[j]) != t][:8]
+    groups = np.where(np.isin(topics, neighbours), topics, -1)
+    groups[rows] = t
+    members = np.flatnonzero(groups != -1)
+    sub_texts = [texts[i] for i in members]
+    sub_titles = [titles[i] for i in members] if titles is not None else [x.split(". ", 1)[0] for x in sub_texts]
+    sub_groups = groups[members]
+    ids = [t, *neighbours]
+    centroids = state.centroids[[state.ids.tolist().index(u) for u in ids]]
+    stop = frozenset(stop_words(cfg.stop_words))
+    others = {u: label for u, label in state.labels.items() if u != t}
+    taken = {content_words(label, stop) for label in others.values()}
+    named = name_groups(sub_texts, sub_titles, sub_groups, ids, centroids, stop, embed=embed, order=[t], taken=taken)[t]
+    words = ctfidf_words(sub_texts, sub_groups, cfg)
+    words = rerank_by_coverage({t: words.get(t, [])}, sub_texts, sub_groups, cfg)[t]
+    label = _unique_label(named.label, words, set(others.values()), t)
+    state.labels[t], state.words[t] = label, words
+    state.descriptions[t] = _described(label, named.description)
+    state.support[t] = float(named.support)
+    for row in state.tree:
+        if row["node"] == f"theme:{t}":
+            row["label"] = label
 
 
 # --- tables --------------------------------------------------------------------------------------
@@ -496,6 +523,24 @@ def topic_tree_table(result: Assignment) -> pd.DataFrame:
 
     frame = pd.DataFrame([{**row, "size": size(row["node"])} for row in rows])
     return frame[list(TopicTree.to_schema().columns)]
+
+
+def _refit_due(state: State, newest: str | None, cfg: TopicsConfig) -> str | None:
+    """Why the automatic refit policy refits now (``refit_every_weeks``), or None."""
+    if not cfg.refit_every_weeks or newest is None:
+        return None
+    if not state.fitted_week:  # fitted before the policy existed: count from now
+        state.fitted_week = newest
+        return None
+    weeks = (_monday(newest) - _monday(state.fitted_week)).days // 7
+    if weeks >= cfg.refit_every_weeks:
+        return f"{weeks} weeks since the themes were fitted ({state.fitted_week}; refit_every_weeks {cfg.refit_every_weeks})"
+    return None
+
+
+def _monday(week: str) -> dt.date:
+    year, number = week.split("-W")
+    return dt.date.fromisocalendar(int(year), int(number), 1)
 
 
 def _now() -> str:
@@ -568,14 +613,27 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         log.info("topics: the embedding model changed (%s -> %s); refitting", state.embedder, embedder.identity)
         refit = True
     titles = papers[Papers.title].tolist()
+    newest = papers[Papers.week].dropna().max() if papers[Papers.week].notna().any() else None
+    due = _refit_due(state, newest, cfg.topics) if state is not None and not refit else None
+    if due:
+        log.info("topics: %s; refitting", due)
+        refit = True
     if state is None or refit:
         result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
                      titles=titles, embed=embedder.encode)
+        result.state.fitted_week = newest
     else:
         result = update(embeddings, paper_ids, cfg.topics, state, previous_topics, weeks=papers[Papers.week].tolist(),
                         texts=texts, titles=titles, embed=embedder.encode)
         if not state.tree:  # themes fitted before areas existed
             add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=embedder.encode)
+        unexplained = float((result.topics == -1).mean())
+        if cfg.topics.refit_unexplained and unexplained >= cfg.topics.refit_unexplained:
+            log.info("topics: %.1f %% of the papers are unexplained (refit_unexplained %.1f %%); refitting",
+                     100 * unexplained, 100 * cfg.topics.refit_unexplained)
+            result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, State.load(folder),
+                         previous_topics, titles=titles, embed=embedder.encode)
+            result.state.fitted_week = newest
     fit_s = time.perf_counter() - started - embed_s
 
     lineage = _read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)

@@ -53,10 +53,10 @@ class Rules:
     """The knobs of detection (``TopicsConfig.emerge_*``)."""
 
     window: int = 4  # weeks a paper no theme explains waits in the pool
-    min_size: int = 8  # papers a pool group needs to become a theme
+    min_size: int = 10  # papers a pool group needs to become a theme
     quantile: float = 0.05  # a paper is explained when as close as this share of a theme's members
     k: int = 5  # neighbours for the neighbourhood count
-    dense_quantile: float = 0.5
+    dense_quantile: float = 0.1
     far_quantile: float = 1.0  # no closer to a theme than the two closest themes are to each other
     max_members: int = 400  # members per theme sampled for calibration
     k_novel: int = 10  # neighbours looked at for novelty

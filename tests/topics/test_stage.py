@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from pipeline import clean, config, ingest, topics
+from pipeline.config import TopicsConfig
 from pipeline.io import read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree
 from tests.conftest import cleaned_copy
@@ -157,3 +158,42 @@ def test_evaluate_reports_label_measures(cleaned, hash_embedder):
     assert isinstance(result["duplicate_labels"], list)
     written = json.loads((cleaned.paths.reports / "evaluation" / "metrics.json").read_text())
     assert written["label_accuracy"] == result["label_accuracy"]
+
+
+def test_the_automatic_refit_comes_when_the_themes_are_old_enough(cleaned, hash_embedder):
+    papers = read_table(cleaned.paths.papers, Papers)
+    last = papers["week"].max()
+    weekly = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_every_weeks=1))
+    write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
+    topics.run(weekly, embedder=hash_embedder)
+    fitted = topics.State.load(cleaned.paths.models / "topics")
+    assert fitted.fitted_week == papers.loc[papers["week"] < last, "week"].max()
+    write_table(papers, cleaned.paths.papers, Papers)
+    assert topics.run(weekly, embedder=hash_embedder).stage == "topics (refit)"
+    assert topics.State.load(cleaned.paths.models / "topics").fitted_week == last
+    # with the policy off (or the themes young enough) a new week is an update
+    write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
+    topics.run(cleaned, refit=True, embedder=hash_embedder)
+    write_table(papers, cleaned.paths.papers, Papers)
+    off = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_every_weeks=0))
+    assert topics.run(off, embedder=hash_embedder).stage == "topics (update)"
+
+
+def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
+    import numpy as np
+
+    state = topics.State(ids=np.array([0, 1, 5]), centroids=np.eye(3, dtype=np.float32),
+                         words={0: [], 1: [], 5: []}, labels={0: "a", 1: "b", 5: "c"}, embedder="x", next_id=6,
+                         fitted_at="")
+    lineage = [{"from_topic": 0, "to_topic": 0, "relation": "same"},
+               {"from_topic": 1, "to_topic": 1, "relation": "same"},
+               {"from_topic": 1, "to_topic": 5, "relation": "split"}]
+    old = np.array([0, 0, 1, 1, 0, -1] + [1] * 10)
+    new = np.array([1, 0, 5, 1, 5, 5] + [5] * 10)  # 0 -> 1: between persisting themes; 1 -> 5: a split of 1
+    out, kept_lineage = topics._keep_placed(new, old, state, lineage, TopicsConfig())
+    assert out.tolist() == [0, 0, 5, 1, 0, 5] + [5] * 10
+    assert kept_lineage == lineage
+    # a new theme left too small is dropped (its papers unassigned until recentred)
+    out, kept_lineage = topics._keep_placed(new[:6], old[:6], state, lineage, TopicsConfig())
+    assert 5 not in out.tolist() and 5 not in state.ids.tolist()
+    assert all(row["to_topic"] != 5 for row in kept_lineage)
