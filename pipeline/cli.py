@@ -268,11 +268,16 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
 
     The first run fits themes on every paper: a theme above 5 % of them (and 50 papers) is split along
     HDBSCAN's cluster tree, and each is named by a phrase many of its papers contain that, embedded,
-    lies nearest its own theme; themes are grouped into areas. Later runs keep every paper's theme and place only new
-    papers, by nearest theme (only new papers are embedded). --refit clusters everything again and
-    matches the new themes to the old ones, so a theme keeps its id and label; topic_lineage.parquet
-    records what stayed, split, merged, was born or retired. The embedding model (all-MiniLM-L6-v2)
-    is loaded from the installed package, never from the network.
+    lies nearest its own theme; themes are grouped into areas. Later runs keep every placed paper's
+    theme and embed only new papers: a new paper joins the theme that explains it (as close to it as
+    that theme's own papers are); the others wait in a pool of recent weeks, where a dense group far
+    from every theme is born as a new theme (next free id, lineage row "new" or "split"). --refit,
+    and the automatic refit every 13 weeks (refit_every_weeks), cluster everything again and match
+    the new themes to the old ones: every theme that holds papers keeps its id and label, and a placed
+    paper moves only into a theme that is new or split off its own (refit_keeps_placed = false lets
+    every paper move and themes merge); topic_lineage.parquet records what stayed, split, merged, was
+    born or retired. The embedding model (all-MiniLM-L6-v2) is loaded from the installed
+    package, never from the network.
 
     \b
     Examples:

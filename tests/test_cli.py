@@ -120,3 +120,26 @@ def test_console_script_module_entry(project):
     )
     assert out.returncode == 0, out.stderr
     assert "ingest: files 3, records 100" in out.stderr
+
+
+def test_since_after_until_is_refused_in_one_line(project):
+    result = CliRunner().invoke(cli, ["--root", str(project), "ingest", "--since", "2025-02-01", "--until", "2025-01-01"])
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--since 2025-02-01 is after --until 2025-01-01" in lines[0]
+    assert not (project / "data/interim/listings.parquet").exists()
+
+
+def test_survey_since_after_until_is_refused_in_one_line(project, hash_embedder, monkeypatch):
+    from pipeline import topics as topics_stage
+
+    monkeypatch.setattr(topics_stage, "make_embedder", lambda cfg: hash_embedder)
+    assert CliRunner().invoke(cli, ["--root", str(project), "-q", "ingest"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["--root", str(project), "-q", "clean"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["--root", str(project), "-q", "topics"]).exit_code == 0
+    result = CliRunner().invoke(cli, ["--root", str(project), "report", "survey", "--since", "2026-06-10",
+                                      "--until", "2026-06-01"])
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--since 2026-06-10 is after --until 2026-06-01" in lines[0]
+    assert not (project / "reports" / "survey").exists()

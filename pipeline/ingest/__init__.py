@@ -20,7 +20,7 @@ from typing import BinaryIO
 import pandas as pd
 
 from pipeline import dates
-from pipeline.config import Config, IngestConfig, Paths, as_dict
+from pipeline.config import Config, ConfigError, IngestConfig, Paths, as_dict
 from pipeline.ingest.atom import read_atom
 from pipeline.ingest.jsonlines import read_daily, read_kaggle
 from pipeline.ingest.records import (
@@ -172,6 +172,8 @@ class Filter:
 
     @classmethod
     def from_config(cls, cfg: IngestConfig) -> Filter:
+        if cfg.since and cfg.until and cfg.since > cfg.until:
+            raise ConfigError(f"--since {cfg.since} is after --until {cfg.until}: no day lies between them")
         day = pd.Timedelta(days=1)
         return cls(
             categories=frozenset(cfg.categories),

@@ -104,6 +104,8 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
         raise TableError("no papers: nothing to survey")
     first = pd.Timestamp(since, tz="UTC") if since else papers[Papers.published].min().normalize()
     last = pd.Timestamp(until, tz="UTC") if until else papers[Papers.published].max().normalize()
+    if since and until and first > last:
+        raise ValueError(f"--since {since} is after --until {until}: no day lies between them")
     state = State.load(cfg.paths.models / "topics")
     if state is None:
         raise TableError(f"{cfg.paths.display(cfg.paths.models / 'topics')}: no fitted themes; run topics first")

@@ -80,6 +80,31 @@ def render(template: str, **context) -> str:  # noqa: ANN003
     return environment().from_string(template).render(style=STYLE, **context)
 
 
+LINK_HOSTS = ("arxiv.org", "doi.org")  # and their subdomains (export.arxiv.org, dx.doi.org)
+
+
+def safe_url(url: object) -> str | None:
+    """A link target taken from the data, or None when it must not be a link: only http(s) URLs to
+    arXiv or a DOI resolver, without quotes, angle brackets, backticks or whitespace, qualify
+    (``javascript:``, ``data:`` and look-alike hosts do not). Parentheses are percent-encoded so
+    the URL cannot end a Markdown link early."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str):
+        return None
+    url = url.strip()
+    if not url or any(c in url for c in "\"'<>`\\ \t\r\n"):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower()
+    if parts.scheme.lower() not in ("http", "https") or not any(host == h or host.endswith("." + h) for h in LINK_HOSTS):
+        return None
+    return url.replace("(", "%28").replace(")", "%29")
+
+
 def md_escape(text: str) -> str:
     """Text from the data made safe inside Markdown tables and links."""
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("[", "\\[").replace("]", "\\]").replace(

@@ -3,7 +3,7 @@
 Tables written (``data/processed/``): ``doc_topics.parquet`` (paper -> theme, -1 unassigned),
 ``topic_info.parquet`` (label, description, label support, area, keywords, size, representative
 papers, first week), ``topic_tree.parquet`` (themes, areas and the joins between them) and
-``topic_lineage.parquet`` (what each fit did to each theme). The fitted state lives in
+``topic_lineage.parquet`` (what each fit, refit or update did to each theme). The fitted state lives in
 ``data/models/topics/``: ``state.safetensors`` (theme centroids), ``state.json`` (labels, keywords,
 descriptions, areas, the tree),
 ``bertopic/`` (the BERTopic model, safetensors, loadable offline with
@@ -13,12 +13,14 @@ timings).
 Three modes:
 
 - **fit**, when there is no state: cluster every paper.
-- **update** (the default once a state exists): papers already placed keep their theme; new papers
-  join their nearest theme (or stay unassigned if too far from all of them, within the 5 % cap).
-  Only new papers are embedded, and neither UMAP nor HDBSCAN runs.
-- **refit** (``--refit``): cluster everything again, then match new themes to old ones
-  (``align.py``) so that a theme that persists keeps its id and label; the lineage says what
-  stayed, split, merged, was born or retired.
+- **update** (the default once a state exists): papers already placed keep their theme; a new
+  paper joins the theme that explains it; the others wait in a pool of recent weeks, where dense
+  groups far from every theme are born as new themes (``emerge.py``). Only new papers are embedded,
+  and neither UMAP nor HDBSCAN runs.
+- **refit** (``--refit``, or automatically every ``refit_every_weeks``): cluster everything again,
+  then match new themes to old ones (``align.py``) so that a theme that persists keeps its id and
+  label; with ``refit_keeps_placed`` every theme that holds papers persists and placed papers move
+  only into new or split themes. The lineage says what stayed, split, merged, was born or retired.
 """
 
 from __future__ import annotations
@@ -134,6 +136,19 @@ class Assignment:
     forming: list[dict] = field(default_factory=list)  # pool groups still too small: rows, nearest theme
 
 
+def distinct_labels(state: State) -> None:
+    """Make the state's theme labels unique whatever the data (``topic_info`` requires it): a label
+    already taken by a smaller-numbered theme gains a keyword, or else the theme number."""
+    used: set[str] = set()
+    for t in sorted(state.labels):
+        label = state.labels[t] or f"Theme {t}"
+        state.labels[t] = _unique_label(label, state.words.get(t, []), used, t)
+        used.add(state.labels[t])
+    for row in state.tree:
+        if row.get("topic") is not None and row["node"].startswith("theme:"):
+            row["label"] = state.labels.get(int(row["topic"]), row.get("label"))
+
+
 def _unique_label(label: str, words: list[tuple[str, float]], used: set[str], topic: int) -> str:
     if label not in used:
         return label
@@ -197,10 +212,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     similarity = model.similarity_
     if previous is not None and cfg.refit_keeps_placed:
         before = topics
-        topics, lineage = _keep_placed(topics, old_topics, state, lineage, cfg)
-        moved = topics != before
-        if moved.any():
-            changed = set(topics[moved].tolist()) | set(before[moved].tolist())
+        topics, lineage, changed = _keep_placed(topics, old_topics, state, lineage, cfg, previous)
+        if changed:
             similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1),
                                    changed=changed)
     names = model.label_corpus_
@@ -216,29 +229,40 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
 
 
 def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,
-                 ) -> tuple[np.ndarray, list[dict]]:
-    """A refit that keeps history: a paper placed before stays in its theme while that theme
-    persists, unless the refit put it in a theme that is new or split off its own theme. A new theme
-    left with fewer than ``emerge_min_size`` papers is dropped (its papers join their nearest theme
-    when the centroids are computed again)."""
-    kept_ids = {row["to_topic"] for row in lineage if row["relation"] == "same"}
-    origin: dict[int, tuple[str, set[int]]] = {}
+                 previous: State) -> tuple[np.ndarray, list[dict], set[int]]:
+    """A refit that keeps history. Every theme that still holds papers persists, with its id, label
+    and keywords (a theme the new clustering did not match comes back as it was); a paper placed
+    before stays in its theme unless the refit put it in a theme that is new, or split off its own
+    theme. A new theme left with fewer than ``emerge_min_size`` papers is dropped (its papers are
+    unassigned here and join their nearest theme when the centroids are computed again). Returns
+    the assignment, the lineage rewritten to say what happened, and the themes whose papers changed."""
+    present = [int(t) for t in previous.ids.tolist() if (old_topics == t).any()]
+    matched = {row["to_topic"] for row in lineage if row["relation"] == "same"}
+    fresh = {row["to_topic"] for row in lineage if row["to_topic"] is not None} - matched  # unmatched new themes
+    split_from: dict[int, set[int]] = {}
     for row in lineage:
-        if row["to_topic"] is not None and row["relation"] != "same":
-            relation, sources = origin.get(row["to_topic"], (row["relation"], set()))
-            if row["from_topic"] is not None:
-                sources.add(row["from_topic"])
-            origin[row["to_topic"]] = (relation, sources)
+        if row["relation"] == "split" and row["to_topic"] in fresh:
+            split_from.setdefault(row["to_topic"], set()).add(row["from_topic"])
     out = topics.copy()
-    for i in np.flatnonzero((old_topics >= 0) & (topics != old_topics)):
+    for i in np.flatnonzero(np.isin(old_topics, present) & (topics != old_topics)):
         old, new = int(old_topics[i]), int(topics[i])
-        if old not in kept_ids:
-            continue  # its theme did not persist
-        relation, sources = origin.get(new, ("same", set()))
-        if relation == "new" or (relation == "split" and old in sources):
-            continue
+        if new in fresh and (new not in split_from or old in split_from[new]) and _fresh_kind(lineage, new) != "merged":
+            continue  # into a theme the refit found new, or split off its own
         out[i] = old
-    small = [t for t in origin if (out == t).sum() < cfg.emerge_min_size]
+    revived = [t for t in present if t not in matched]
+    for t in revived:
+        j = previous.ids.tolist().index(t)
+        state.ids = np.append(state.ids, t)
+        state.centroids = np.vstack([state.centroids, previous.centroids[j:j + 1]]).astype(np.float32)
+        state.words[t] = previous.words.get(t, [])
+        state.descriptions[t] = previous.descriptions.get(t, previous.labels[t])
+        state.support[t] = previous.support.get(t, 0.0)
+        clash = next((u for u, label in state.labels.items() if label == previous.labels[t]), None)
+        state.labels[t] = previous.labels[t]
+        if clash is not None:
+            state.labels[clash] = _unique_label(state.labels[clash], state.words.get(clash, []),
+                                                set(state.labels.values()), clash)
+    small = [t for t in fresh if (out == t).sum() < cfg.emerge_min_size]
     if small:
         out[np.isin(out, small)] = -1
         keep = ~np.isin(state.ids, small)
@@ -246,8 +270,26 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
         for table in (state.words, state.labels, state.descriptions, state.support):
             for t in small:
                 table.pop(t, None)
-        lineage = [row for row in lineage if row["to_topic"] not in small]
-    return out, lineage
+    order = np.argsort(state.ids, kind="stable")
+    state.ids, state.centroids = state.ids[order], state.centroids[order]
+    # the lineage of what the refit did, now that papers stayed where they were
+    rows = [row for row in lineage if row["relation"] == "same"]
+    rows += [{"from_topic": t, "to_topic": t, "relation": "same", "similarity": None,
+              "shared_papers": int(((old_topics == t) & (out == t)).sum())} for t in revived]
+    for t in sorted(fresh - set(small)):
+        sources = split_from.get(t, set())
+        if sources:
+            rows += [row for row in lineage if row["to_topic"] == t and row["relation"] == "split"]
+        else:
+            rows.append({"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0})
+    rows += [{"from_topic": t, "to_topic": None, "relation": "retired", "similarity": None, "shared_papers": 0}
+             for t in previous.ids.tolist() if t not in present]
+    changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
+    return out, rows, changed - {-1}
+
+
+def _fresh_kind(lineage: list[dict], theme: int) -> str:
+    return next((row["relation"] for row in lineage if row["to_topic"] == theme), "new")
 
 
 def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
@@ -378,8 +420,8 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     pool = test[~ok]
     topics[pool] = -2
     groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok])
-    log.info("topics: %d of %d new or waiting papers unexplained; pool since %s: %d groups of %s papers",
-             len(pool), len(test), start, len(groups), [len(g.rows) for g in groups])
+    log.info("topics: no theme explains %d of the %d new or waiting papers; the pool (since %s) holds groups of %s",
+             len(pool), len(test), start, ", ".join(str(len(g.rows)) for g in groups) or "none")
     for g in groups:
         log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s",
                   len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far)
@@ -388,6 +430,8 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     for g in sorted(born, key=lambda g: (-len(g.rows), int(g.rows.min()))):
         t = _birth(state, g, topics, texts, titles, cfg, embed, newest)
         topics[g.rows] = t
+        log.info("topics: new theme %d, %r, from %d pool papers%s", t, state.labels[t], len(g.rows),
+                 f" (split of theme {g.parent})" if g.parent is not None else "")
         lineage.append({
             "from_topic": g.parent, "to_topic": t, "relation": "split" if g.parent is not None else "new",
             "similarity": g.closeness, "shared_papers": 0, "week": newest, "pool_size": len(pool),
@@ -643,6 +687,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         rows = [{"run": run_at, "mode": result.mode,
                  "week": newest, "pool_size": None, "pool_start": None, **row} for row in result.lineage]
         lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
+    distinct_labels(result.state)
     write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=fp)
     info = topic_info_table(papers, result, cfg.topics.n_keywords, cfg.topics.n_representatives)
     write_table(info, paths.topic_info, TopicInfo, fingerprint=fp)

@@ -184,3 +184,34 @@ def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
     report.write_weekly(themed, "2026-W25")
     later = (themed.paths.reports / "weekly" / "2026-W25" / "index.html").read_text()
     assert "Born this week" not in later
+
+
+def test_only_arxiv_links_become_links_and_markup_from_the_data_is_escaped_everywhere(themed):
+    from pipeline.report.render import safe_url
+    from pipeline.schemas import DocTopics
+
+    assert safe_url("https://arxiv.org/abs/2506.01234") == "https://arxiv.org/abs/2506.01234"
+    assert safe_url("http://export.arxiv.org/abs/2506.01234v2") is not None
+    assert safe_url("https://doi.org/10.1145/(x)") == "https://doi.org/10.1145/%28x%29"
+    for bad in ("javascript:alert(document.domain)", "JaVaScRiPt:alert(1)", "data:text/html,<b>x</b>",
+                "https://arxiv.org.evil.example/abs/1", "https://evil.example/?u=arxiv.org", "//arxiv.org/abs/1",
+                'https://arxiv.org/abs/1" onmouseover="x', None, 3):
+        assert safe_url(bad) is None, bad
+
+    papers = read_table(themed.paths.papers, Papers)
+    doc = read_table(themed.paths.doc_topics, DocTopics)
+    target = papers[papers[Papers.week] == "2026-W24"].index[0]
+    papers.loc[target, Papers.url] = "javascript:alert(document.domain)"
+    write_table(papers, themed.paths.papers, Papers)
+    theme = int(doc.set_index("paper_id").loc[papers.loc[target, Papers.paper_id], "topic"])
+    info = read_table(themed.paths.topic_info, TopicInfo)
+    hostile = "<img src=x onerror=alert(1)>"
+    info.loc[info["topic"] == theme, "label"] = hostile
+    info.loc[info["topic"] == theme, "keywords"] = pd.Series([[hostile]], index=info.index[info["topic"] == theme])
+    write_table(info, themed.paths.topic_info, TopicInfo)
+    report.write_weekly(themed, "2026-W24")
+    folder = themed.paths.reports / "weekly" / "2026-W24"
+    for text in ((folder / "index.html").read_text(), (folder / "report.md").read_text()):
+        assert "javascript:" not in text
+        assert "<img src=x" not in text
+    assert papers.loc[target, Papers.title][:30] in (folder / "index.html").read_text().replace("&#39;", "'")

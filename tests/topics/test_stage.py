@@ -182,18 +182,65 @@ def test_the_automatic_refit_comes_when_the_themes_are_old_enough(cleaned, hash_
 def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
     import numpy as np
 
-    state = topics.State(ids=np.array([0, 1, 5]), centroids=np.eye(3, dtype=np.float32),
-                         words={0: [], 1: [], 5: []}, labels={0: "a", 1: "b", 5: "c"}, embedder="x", next_id=6,
-                         fitted_at="")
-    lineage = [{"from_topic": 0, "to_topic": 0, "relation": "same"},
-               {"from_topic": 1, "to_topic": 1, "relation": "same"},
-               {"from_topic": 1, "to_topic": 5, "relation": "split"}]
-    old = np.array([0, 0, 1, 1, 0, -1] + [1] * 10)
-    new = np.array([1, 0, 5, 1, 5, 5] + [5] * 10)  # 0 -> 1: between persisting themes; 1 -> 5: a split of 1
-    out, kept_lineage = topics._keep_placed(new, old, state, lineage, TopicsConfig())
-    assert out.tolist() == [0, 0, 5, 1, 0, 5] + [5] * 10
-    assert kept_lineage == lineage
+    def state_of(ids, labels):
+        return topics.State(ids=np.array(ids), centroids=np.eye(4, dtype=np.float32)[: len(ids)],
+                            words={t: [] for t in ids}, labels=dict(zip(ids, labels)), embedder="x", next_id=6,
+                            fitted_at="")
+
+    previous = state_of([0, 1, 2], ["a", "b", "c"])
+    # the refit matched 0 and 1, did not match 2 (it merged it into 1), and split theme 5 off 1
+    fitted = state_of([0, 1, 5], ["a", "b", "e"])
+    lineage = [{"from_topic": 0, "to_topic": 0, "relation": "same", "similarity": 0.9, "shared_papers": 3},
+               {"from_topic": 1, "to_topic": 1, "relation": "same", "similarity": 0.9, "shared_papers": 2},
+               {"from_topic": 1, "to_topic": 5, "relation": "split", "similarity": 0.5, "shared_papers": 11},
+               {"from_topic": 2, "to_topic": 1, "relation": "merged", "similarity": 0.4, "shared_papers": 2}]
+    old = np.array([0, 0, 1, 1, 0, -1, 2, 2] + [1] * 10)
+    new = np.array([1, 0, 5, 1, 5, 5, 1, 1] + [5] * 10)
+    out, rows, changed = topics._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous)
+    # 0 -> 1 between persisting themes: stays; 1 -> 5 (split off 1): moves; 0 -> 5: stays; 2 persists
+    assert out.tolist() == [0, 0, 5, 1, 0, 5, 2, 2] + [5] * 10
+    assert fitted.ids.tolist() == [0, 1, 2, 5] and fitted.labels[2] == "c"
+    assert {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows} == {
+        (0, 0, "same"), (1, 1, "same"), (2, 2, "same"), (1, 5, "split")}
+    assert {2, 5} <= changed
     # a new theme left too small is dropped (its papers unassigned until recentred)
-    out, kept_lineage = topics._keep_placed(new[:6], old[:6], state, lineage, TopicsConfig())
-    assert 5 not in out.tolist() and 5 not in state.ids.tolist()
-    assert all(row["to_topic"] != 5 for row in kept_lineage)
+    fitted = state_of([0, 1, 5], ["a", "b", "e"])
+    out, rows, _ = topics._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous)
+    assert 5 not in out.tolist() and 5 not in fitted.ids.tolist()
+    assert all(r["to_topic"] != 5 for r in rows)
+
+
+def test_twenty_near_identical_papers_beside_a_days_listing_still_get_unique_labels(project, hash_embedder):
+    import gzip
+
+    lines = [json.dumps({
+        "id": f"2506.{10000 + i}", "title": f"Federated learning with stragglers, variant {i}",
+        "summary": "We study federated learning with stragglers on edge devices and show a scheduler that "
+                   "tolerates stragglers in federated learning.",
+        "authors": ["A. Author"], "categories": ["cs.DC"], "comment": None,
+        "pdf": f"https://arxiv.org/pdf/2506.{10000 + i}", "abs": f"https://arxiv.org/abs/2506.{10000 + i}"})
+        for i in range(20)]
+    with gzip.open(project / "data" / "raw" / "2025-06-02.jsonl.gz", "wt") as out:
+        out.write("\n".join(lines) + "\n")
+    cfg = config.load(project)
+    ingest.run(cfg)
+    clean.run(cfg)
+    topics.run(cfg, embedder=hash_embedder)
+    info = read_table(cfg.paths.topic_info, TopicInfo)
+    assert info["label"].is_unique
+    state = topics.State.load(cfg.paths.models / "topics")
+    assert sorted(state.labels.values()) == sorted(info["label"])
+
+
+def test_labels_are_made_distinct_before_they_are_written():
+    import numpy as np
+
+    state = topics.State(ids=np.array([0, 1, 2]), centroids=np.eye(3, dtype=np.float32),
+                         words={0: [("gpu", 1.0)], 1: [("gpu", 1.0), ("kernels", 0.5)], 2: []},
+                         labels={0: "GPU kernels", 1: "GPU kernels", 2: ""}, embedder="x", next_id=3, fitted_at="",
+                         tree=[{"node": "theme:1", "parent": None, "level": "theme", "topic": 1, "area": 0,
+                                "size": 1, "distance": 0.0, "label": "GPU kernels"}])
+    topics.distinct_labels(state)
+    assert len(set(state.labels.values())) == 3 and state.labels[0] == "GPU kernels"
+    assert state.labels[1] == "GPU kernels (1)" and state.labels[2] == "Theme 2"
+    assert state.tree[0]["label"] == state.labels[1]
