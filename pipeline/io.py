@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -49,6 +50,24 @@ def atomic_path(path: Path) -> Iterator[Path]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def atomic_folder(folder: Path) -> Iterator[Path]:
+    """Yield a temporary folder beside ``folder``; on success it takes ``folder``'s place (the old one,
+    if any, is removed after the swap), on error it goes: a reader never sees a half-written folder."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
+    old = folder.parent / f".{folder.name}.old-{os.getpid()}"
+    try:
+        yield tmp
+        os.chmod(tmp, 0o777 & ~_UMASK)
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _validate(df: pd.DataFrame, model: type[pa.DataFrameModel], where: Path) -> pd.DataFrame:

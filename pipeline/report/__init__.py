@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import Config
-from pipeline.io import TableError, read_table
+from pipeline.io import TableError, atomic_folder, read_table
 from pipeline.report import data, plots
 from pipeline.report.render import render, save_figure, write_text
 from pipeline.report.trends import TrendConfig
@@ -50,6 +50,22 @@ def _save_all(figures: dict, folder: Path) -> dict:
     return saved
 
 
+def _week_in_listings(week: str, papers: pd.DataFrame) -> pd.Timestamp:
+    """Monday of ``week``, which must lie within the weeks the listings cover (an empty week inside
+    them gets a report that says so); ValueError in one line otherwise."""
+    weeks = papers[Papers.week].dropna()
+    span = f"{weeks.min()} to {weeks.max()}" if not weeks.empty else "none: the store holds no papers"
+    try:
+        monday = data.monday_of(week)
+        monday + pd.Timedelta(days=7)  # the report shows the week's Sunday too
+    except (ValueError, OverflowError, pd.errors.OutOfBoundsDatetime) as exc:
+        raise ValueError(f"--week {week}: {exc if 'ISO week' in str(exc) else 'not a week a report can show'}; "
+                         f"the listings cover {span}") from exc
+    if weeks.empty or not (weeks.min() <= data.week_label(monday) <= weeks.max()):
+        raise ValueError(f"--week {week} lies outside the listings, which cover {span}")
+    return monday
+
+
 def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = False, now: pd.Timestamp | None = None,
                  level: str = "theme") -> StageResult:
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
@@ -64,20 +80,22 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         if monday is None:
             monday = (now.normalize() - pd.Timedelta(days=now.weekday() + 7))
     else:
-        monday = data.monday_of(week)
+        monday = _week_in_listings(week, corpus.papers)
     report = build(corpus, monday, TrendConfig(), primary_only=primary_only, level=level)
-    folder = cfg.paths.reports / "weekly" / (report.week + ("-areas" if level == "area" else ""))
-    figures = _save_all(report.figures, folder)
-    papers = report.papers.sort_values(Papers.title)
-    html = render(
-        REPORT_HTML, r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
-        papers_of=lambda t: papers[papers["topic"] == t][[Papers.title, Papers.url]].rename(
-            columns={Papers.title: "title", Papers.url: "url"}).fillna(""),
-        unassigned=papers[papers["topic"] == -1],
-        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-    )
-    write_text(folder / "index.html", html)
-    write_text(folder / "report.md", to_markdown(report))
+    final = cfg.paths.reports / "weekly" / (report.week + ("-areas" if level == "area" else ""))
+    with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
+        figures = _save_all(report.figures, folder)
+        papers = report.papers.sort_values(Papers.title)
+        html = render(
+            REPORT_HTML, r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
+            papers_of=lambda t: papers[papers["topic"] == t][[Papers.title, Papers.url]].rename(
+                columns={Papers.title: "title", Papers.url: "url"}).fillna(""),
+            unassigned=papers[papers["topic"] == -1],
+            generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        )
+        write_text(folder / "index.html", html)
+        write_text(folder / "report.md", to_markdown(report))
+    folder = final
     if report.empty:
         log.warning("report: no papers in %s; the report says so", report.week)
     counts = {"papers this week": len(report.papers), "rising": len(report.by_status("rising")),
@@ -114,13 +132,15 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     embeddings, _ = EmbeddingCache(cfg.paths.interim / "embeddings", identity).embed(paper_texts(papers), embedder)
     centroids = {int(t): c for t, c in zip(state.ids, state.centroids)}
     result = build(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
-    folder = cfg.paths.reports / "survey" / (result.period + ("-areas" if level == "area" else ""))
-    figures = _save_all(result.figures, folder)
-    titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
-    html = render(SURVEY_HTML, s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
-                  generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
-    write_text(folder / "index.html", html)
-    write_text(folder / "report.md", to_markdown(result, titles))
+    final = cfg.paths.reports / "survey" / (result.period + ("-areas" if level == "area" else ""))
+    with atomic_folder(final) as folder:
+        figures = _save_all(result.figures, folder)
+        titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
+        html = render(SURVEY_HTML, s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
+                      generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
+        write_text(folder / "index.html", html)
+        write_text(folder / "report.md", to_markdown(result, titles))
+    folder = final
     log.info("report: %s", cfg.paths.display(folder / "index.html"))
     return StageResult(f"report survey {result.period}", ran=True,
                        counts={"papers": len(result.papers), "themes": int((result.themes["size_in_period"] > 0).sum())},

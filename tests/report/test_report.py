@@ -54,9 +54,9 @@ def test_weekly_report_on_seeds(themed):
 
 
 def test_empty_week_says_so(themed):
-    report.write_weekly(themed, "2024-W10")
-    html = (themed.paths.reports / "weekly" / "2024-W10" / "index.html").read_text()
-    assert "No papers were published in 2024-W10" in html
+    report.write_weekly(themed, "2026-W21")  # inside the listings (2025-W18 to 2026-W24), no papers
+    html = (themed.paths.reports / "weekly" / "2026-W21" / "index.html").read_text()
+    assert "No papers were published in 2026-W21" in html
     assert "Themes this week" not in html  # no empty table
     from pipeline.report.weekly import build
 
@@ -181,9 +181,10 @@ def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
     md = (folder / "report.md").read_text()
     assert f"**New: {label}**" in md.replace("\\", "")
     # a theme is not new in the weeks after its birth
-    report.write_weekly(themed, "2026-W25")
-    later = (themed.paths.reports / "weekly" / "2026-W25" / "index.html").read_text()
-    assert "Born this week" not in later
+    from pipeline.report.weekly import build
+
+    later = build(report.load_corpus(themed), data.monday_of("2026-W25"))
+    assert later.born == {} and born not in later.by_status("new")["topic"].tolist()
 
 
 def test_only_arxiv_links_become_links_and_markup_from_the_data_is_escaped_everywhere(themed):
@@ -215,3 +216,36 @@ def test_only_arxiv_links_become_links_and_markup_from_the_data_is_escaped_every
         assert "javascript:" not in text
         assert "<img src=x" not in text
     assert papers.loc[target, Papers.title][:30] in (folder / "index.html").read_text().replace("&#39;", "'")
+
+
+@pytest.mark.parametrize("week", ["9999-W52", "2024-W10", "2026-W40"])
+def test_a_week_outside_the_listings_is_one_line_and_no_folder(themed, week):
+    from click.testing import CliRunner
+
+    from pipeline.cli import cli
+
+    result = CliRunner().invoke(cli, ["--root", str(themed.paths.root), "report", "weekly", "--week", week])
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"--week {week} lies outside the listings, which cover 2025-W18 to 2026-W24" in lines[0]
+    assert not (themed.paths.reports / "weekly").exists() or not any((themed.paths.reports / "weekly").iterdir())
+
+
+def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkeypatch):
+    from pipeline.report import weekly
+
+    report.write_weekly(themed, "2026-W24")
+    folder = themed.paths.reports / "weekly" / "2026-W24"
+    before = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+    def broken(r):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(weekly, "to_markdown", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        report.write_weekly(themed, "2026-W24")
+    assert {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["2026-W24"]  # no temporary folder left
+    with pytest.raises(RuntimeError):
+        report.write_weekly(themed, "2026-W23")
+    assert not (folder.parent / "2026-W23").exists()
