@@ -99,7 +99,9 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     report.groups = group_rows(table, areas if level == "theme" else {})
     for t in report.by_status("new")["topic"]:
         if int(t) in born:
-            members = papers[papers["topic"] == t].sort_values(["probability", Papers.paper_id], ascending=[False, True])
+            # its papers up to this week (a report made later must not count papers that came after)
+            members = papers[(papers["topic"] == t) & (papers[Papers.week_start] <= monday)].sort_values(
+                ["probability", Papers.paper_id], ascending=[False, True])
             parent = born[int(t)]["parent"]
             report.born[int(t)] = {**born[int(t)], "papers": members,
                                    "parent_label": labels.get(parent) if parent is not None else None}
@@ -173,7 +175,7 @@ normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 {{ row.count }} papers ({{ row.share|pct }}) against {{ row.trailing_share|pct }} before ({{ '%.1f'|format(row.expected) }} expected){% if status in ('rising', 'falling') %}, q = {{ '%.3g'|format(row.q_value) }}{% elif status == 'quiet' %}, q = {{ '%.2g'|format(row.q_value) }}{% if row.q_value >= r.cfg.alpha %} (could be chance){% endif %}{% endif %}
 {% if status == 'new' and row.topic in r.born %}{% set b = r.born[row.topic] %}
 <div class="desc">{{ r.descriptions.get(row.topic, '') }}</div>
-<div class="note">Born this week from {{ b.papers|length }} papers that no earlier theme explained{% if b.pool_start %}, found among the {{ b.pool_size }} such papers since {{ b.pool_start }}{% endif %}{% if b.parent_label %}; it grew out of <b>{{ b.parent_label }}</b>{% endif %}.</div>
+<div class="note">Born this week among papers that no earlier theme explained{% if b.pool_start %} (the {{ b.pool_size }} such papers since {{ b.pool_start }}){% endif %}{% if b.parent_label %}; it grew out of <b>{{ b.parent_label }}</b>{% endif %}. Its {{ b.papers|length }} papers up to this week:</div>
 <details><summary>its {{ b.papers|length }} papers</summary><ul>
 {% for p in b.papers.itertuples() %}<li>{% if p.url %}<a href="{{ p.url }}">{{ p.title }}</a>{% else %}{{ p.title }}{% endif %} <span class="note">({{ p.week }})</span></li>{% endfor %}
 </ul></details>{% endif %}</li>
@@ -223,8 +225,8 @@ def to_markdown(r: WeeklyReport) -> str:
         lines.append(f"- {len(r.by_status(status))} {title}{': ' + names if names else ''}")
     for t, b in r.born.items():
         grew = f"; it grew out of {esc(b['parent_label'])}" if b["parent_label"] else ""
-        lines += ["", f"**New: {esc(r.labels[t])}**, born this week from {len(b['papers'])} papers that no earlier "
-                  f"theme explained{grew}. {esc(r.descriptions.get(t, ''))}", ""]
+        lines += ["", f"**New: {esc(r.labels[t])}**, born this week among papers that no earlier theme explained"
+                  f"{grew}; {len(b['papers'])} papers up to this week. {esc(r.descriptions.get(t, ''))}", ""]
         lines += [f"- {esc(getattr(p, Papers.title))} ({getattr(p, Papers.week)})" for p in b["papers"].head(20).itertuples()]
     lines += ["", "| category | this week | weekly mean before |", "|---|---:|---:|"]
     lines += [f"| {esc(c)} | {int(row['this week'])} | {row['trailing mean']:.1f} |" for c, row in r.categories.head(12).iterrows()]

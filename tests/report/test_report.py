@@ -173,8 +173,8 @@ def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
     html = (folder / "index.html").read_text().replace("&#39;", "'")
     label = info.set_index("topic").loc[born, "label"]
     new_section = html[html.index("New this week ("):html.index("Went quiet (")]
-    assert label in new_section and "Born this week from" in new_section
-    assert "among the 31 such papers since 2026-W21" in new_section
+    assert label in new_section and "Born this week among papers that no earlier theme explained" in new_section
+    assert "(the 31 such papers since 2026-W21)" in new_section
     members = week[week["topic"] == born]
     for title in members[Papers.title]:  # all its papers, earlier weeks included
         assert title.replace("'", "'") in new_section or title[:40] in new_section
