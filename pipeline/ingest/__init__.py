@@ -8,8 +8,10 @@ it: nothing disappears without a trace. ``strict`` turns such a file into a fail
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gzip
+import io
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -93,13 +95,60 @@ class _Opened:
     compressed: bool
 
 
+class _Transcoded(io.RawIOBase):
+    """A text stream in another encoding (UTF-16 with its byte-order mark, or UTF-8 with one) read
+    as UTF-8 bytes without the mark, so every reader sees what it expects. Characters that cannot
+    be decoded become U+FFFD; only rewinding to the start is supported."""
+
+    def __init__(self, source: BinaryIO, encoding: str) -> None:
+        super().__init__()
+        self._source, self._encoding = source, encoding
+        self.seek(0)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        if (pos, whence) != (0, 0):
+            raise io.UnsupportedOperation("a transcoded stream can only be rewound")
+        self._source.seek(0)
+        self._decoder = codecs.getincrementaldecoder(self._encoding)(errors="replace")
+        self._pending, self._done, self._position = b"", False, 0
+        return 0
+
+    def tell(self) -> int:
+        return self._position
+
+    def readinto(self, buffer) -> int:  # noqa: ANN001 - a writable buffer
+        while not self._pending and not self._done:
+            chunk = self._source.read(1 << 16)
+            self._done = not chunk
+            self._pending = self._decoder.decode(chunk, final=self._done).encode("utf-8")
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        self._position += n
+        return n
+
+
+BYTE_ORDER_MARKS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
 def _open(path: Path, stack: ExitStack) -> _Opened:
     raw = stack.enter_context(path.open("rb"))
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return _Opened(stack.enter_context(gzip.GzipFile(fileobj=raw)), raw, True)
+    compressed = raw.read(2) == b"\x1f\x8b"
     raw.seek(0)
-    return _Opened(raw, raw, False)
+    stream: BinaryIO = stack.enter_context(gzip.GzipFile(fileobj=raw)) if compressed else raw
+    start = stream.read(4)
+    stream.seek(0)
+    for mark, encoding in BYTE_ORDER_MARKS:
+        if start.startswith(mark) and not (mark == codecs.BOM_UTF16_LE and start.startswith(b"\xff\xfe\x00\x00")):
+            stream = io.BufferedReader(_Transcoded(stream, encoding), 1 << 16)
+            break
+    return _Opened(stream, raw, compressed)
 
 
 def _read_head(stream: BinaryIO) -> bytes:

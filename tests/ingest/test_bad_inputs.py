@@ -374,3 +374,25 @@ def test_csv_mapping_naming_a_missing_column_through_the_driver(tmp_path, caplog
     says = "--columns maps title='Title', but the CSV file has no such column"
     _assert_quarantined(out, caplog, kept=0, says=says, where="line 1")
     assert "['id', 'Heading', 'abstract']" in out.errors.iloc[0]["error"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_jsonl_with_a_byte_order_mark_is_read(tmp_path, encoding, compress):
+    text = gzip.decompress(MARCH_18.read_bytes()).decode("utf-8")
+    lines = text.splitlines(keepends=True)[:25]
+    expected, _ = _read_direct(_write(tmp_path / "utf8" / "2025-03-18.jsonl", "".join(lines).encode("utf-8")))
+    data = "".join(lines).encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data  # Python writes no mark for an explicit byte order
+    out = _ingest(tmp_path / "project", "2025-03-18.jsonl" + (".gz" if compress else ""),
+                  gzip.compress(data) if compress else data)
+    assert out.errors.empty and len(out.df) == 25
+    assert out.df["title"].tolist() == [r["title"] for r in expected]
+    assert out.df["warnings"].map(len).sum() == 0
+
+
+def test_csv_in_utf16_is_read(tmp_path):
+    rows = "arxiv_id,title,abstract,published\n2501.00001,Caf\u00e9 scheduling on GPUs,We schedule caf\u00e9s.,2025-01-02\n"
+    out = _ingest(tmp_path / "project", "listing.csv", rows.encode("utf-16"))
+    assert out.errors.empty and out.df["title"].tolist() == ["Caf\u00e9 scheduling on GPUs"]
