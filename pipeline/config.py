@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+
+def printable(text: str) -> str:
+    """``text`` with each non-printable character escaped as Python writes it (``\\n``, ``\\x1b``)."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class ConfigError(ValueError):
@@ -79,12 +85,16 @@ class Paths:
         return self.processed / "topic_tree.parquet"
 
     def display(self, path: Path) -> str:
-        """``path`` relative to the root when it lies under it, else absolute."""
-        resolved = path.resolve()
+        """``path`` relative to the root when it lies under it, else absolute; a character that is not
+        printable (a newline in a file name) is shown escaped, so a message stays one line."""
         try:
-            return resolved.relative_to(self.root.resolve()).as_posix()
+            resolved, root = path.resolve(), self.root.resolve()
+        except (OSError, RuntimeError):  # a link loop
+            resolved, root = Path(os.path.abspath(path)), Path(os.path.abspath(self.root))
+        try:
+            return printable(resolved.relative_to(root).as_posix())
         except ValueError:
-            return resolved.as_posix()
+            return printable(resolved.as_posix())
 
 
 @dataclass(frozen=True)

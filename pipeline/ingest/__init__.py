@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import gzip
 import io
 import logging
+import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -22,7 +24,7 @@ from typing import BinaryIO
 import pandas as pd
 
 from pipeline import dates
-from pipeline.config import Config, ConfigError, IngestConfig, Paths, as_dict
+from pipeline.config import Config, ConfigError, IngestConfig, Paths, as_dict, printable
 from pipeline.ingest.atom import read_atom
 from pipeline.ingest.jsonlines import read_daily, read_kaggle
 from pipeline.ingest.records import (
@@ -63,20 +65,62 @@ class IngestError(RuntimeError):
 
 
 # --- finding and opening files -------------------------------------------------------------------
-def list_inputs(inputs: list[Path]) -> list[Path]:
+def _walk(folder: Path, warn: Callable[[Path, str], None]) -> list[Path]:
+    """Regular files under ``folder`` (hidden ones skipped), following links to folders once each;
+    a folder that cannot be read, a dangling link, a link loop or anything that is not a regular
+    file is named through ``warn`` instead of being skipped without a word."""
+    found: list[Path] = []
+    visited: set[str] = set()
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            real = os.path.realpath(current, strict=True)
+        except OSError as exc:
+            warn(current, f"cannot be followed ({exc.strerror or exc}); skipped")
+            continue
+        if real in visited:
+            warn(current, "a link back to a folder already read (a loop); skipped")
+            continue
+        visited.add(real)
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError as exc:
+            warn(current, f"folder cannot be read ({exc.strerror or exc}); skipped")
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir():
+                    stack.append(path)
+                elif entry.is_file():
+                    found.append(path)
+                elif entry.is_symlink():
+                    target = os.readlink(entry.path)
+                    warn(path, f"a link to {target!r}, which does not exist or loops; skipped")
+                else:
+                    warn(path, "not a regular file (a device, socket or pipe); skipped")
+            except OSError as exc:
+                looped = exc.errno == errno.ELOOP
+                warn(path, "a link that loops; skipped" if looped else f"cannot be read ({exc.strerror or exc}); skipped")
+    return sorted(found)
+
+
+def list_inputs(inputs: list[Path], warn: Callable[[Path, str], None] | None = None) -> list[Path]:
     """Files named, and files under folders named (recursively, hidden files skipped).
 
     In the order named, each folder's files sorted; a file reached twice (named and inside a folder
-    named, or two overlapping folders) is read once.
+    named, or two overlapping folders) is read once. What a folder holds that cannot be read (see
+    ``_walk``) is named through ``warn`` (default: a logged warning).
     """
+    warn = warn or (lambda path, why: log.warning("%s: %s", printable(str(path)), why))
     files: list[Path] = []
     seen: set[Path] = set()
     for path in inputs:
         if path.is_dir():
-            found = [
-                p for p in sorted(path.rglob("*"))
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            ]
+            found = _walk(path, warn)
         elif path.is_file():
             found = [path]
         else:
@@ -358,7 +402,7 @@ def _inputs(cfg: Config) -> list[Path]:
 def run(cfg: Config, *, force: bool = False) -> StageResult:
     """Read the inputs and write listings.parquet, unless it is current."""
     paths = cfg.paths
-    files = list_inputs(_inputs(cfg))
+    files = list_inputs(_inputs(cfg), lambda path, why: log.warning("%s: %s", paths.display(path), why))
     if not files:
         raise IngestError(f"no input files in {', '.join(str(p) for p in _inputs(cfg))}")
     config = {**as_dict(cfg.ingest), "inputs": [p.resolve().as_posix() for p in _inputs(cfg)]}

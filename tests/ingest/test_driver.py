@@ -268,3 +268,49 @@ def test_unexpected_reader_failure_is_named_and_placed(monkeypatch, caplog):
     assert caplog.records[0].exc_info is not None  # the traceback is logged for a bug report
     with pytest.raises(IngestError, match="feed.xml: unexpected KeyError"):
         _read(ATOM, "feed.xml", strict=True)
+
+
+def test_what_a_folder_holds_that_cannot_be_read_is_named(tmp_path, monkeypatch):
+    import os
+
+    (tmp_path / "good.txt").write_text("x")
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere.jsonl")  # dangling
+    (tmp_path / "loop").mkdir()
+    (tmp_path / "loop" / "back").symlink_to(tmp_path)  # a link back up: a loop
+    (tmp_path / "self").symlink_to(tmp_path / "self")  # a link to itself
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "inside.txt").write_text("x")
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    said: list[tuple[str, str]] = []
+    found = list_inputs([tmp_path], lambda path, why: said.append((path.name, why)))
+    assert found == [tmp_path / "good.txt"]
+    reasons = dict(said)
+    assert "does not exist or loops" in reasons["gone"] and "nowhere.jsonl" in reasons["gone"]
+    assert "loops" in reasons["self"]
+    assert "loop" in reasons["back"]
+    assert "folder cannot be read (Permission denied)" in reasons["locked"]
+
+
+def test_a_file_name_with_a_newline_stays_on_one_line(tmp_path, caplog):
+    import logging
+
+    from pipeline import config
+    from pipeline.ingest import run
+
+    raw = tmp_path / "data" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "bad\nname.txt").write_text("nothing a listing would hold\n")
+    (raw / "2025-03-18.jsonl").write_text('{"id": "2503.00001", "title": "T", "summary": "S"}\n')
+    caplog.set_level(logging.WARNING, logger="pipeline.ingest")
+    run(config.load(tmp_path), force=True)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    named = [w for w in warnings if "name.txt" in w]
+    assert named and all("\n" not in w for w in named)
+    assert any(w.startswith("data/raw/bad\\nname.txt: ") for w in named), named
