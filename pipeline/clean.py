@@ -127,6 +127,8 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
     dated = set(df.loc[reason.isna() & df["_date"].notna() & df["_base_id"].notna(), "_base_id"])
     mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date")
     mark(df["_date"].isna() & raw_date.notna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
+    why = dates.implausible(df["_date"])
+    mark(why != "", "implausible date", pd.Series([f"date {v!r}: {w}" for v, w in zip(raw_date, why)], index=df.index))
     return reason, detail
 
 
@@ -254,7 +256,8 @@ def clean_listings(listings: pd.DataFrame, cfg: CleanConfig) -> CleanResult:
         _base_id=base,
         _version=version,
         _date=published.fillna(announced),
-        _order_date=updated.fillna(published).fillna(announced),
+        # an implausible update date does not order versions (the record itself is judged by its date)
+        _order_date=updated.where(dates.implausible(updated) == "").fillna(published).fillna(announced),
     )
     reason, detail = quarantine_reasons(df, cfg)
     bad = reason.notna()

@@ -36,16 +36,31 @@ def parse_datetime(raw: str | None) -> pd.Timestamp | None:
     return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
 
 
+ARXIV_BEGAN = pd.Timestamp("1991-08-01", tz="UTC")  # the first arXiv listings
+
+
+def implausible(stamps: pd.Series, now: pd.Timestamp | None = None) -> pd.Series:
+    """Why each parsed date cannot be a listing's date ("" when it can, or is missing): before arXiv
+    began, or after tomorrow."""
+    now = now if now is not None else pd.Timestamp.now(tz="UTC")
+    early = stamps.notna() & (stamps < ARXIV_BEGAN)
+    late = stamps.notna() & (stamps > now.normalize() + pd.Timedelta(days=2))
+    return pd.Series("", index=stamps.index, dtype=object).mask(early, "before arXiv began (1991-08)").mask(
+        late, "after tomorrow")
+
+
 def parse_series(raw: pd.Series) -> pd.Series:
     """Vectorised ``parse_datetime``: ISO strings in bulk, the rest one by one. NaT where unparseable."""
     text = raw.astype("string").str.strip()
     text = text.where(text.str.contains(_HAS_DIGIT, na=False))  # no digit, no date ("now")
     parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
     retry = parsed.isna() & text.notna() & (text != "")
+    parsed = pd.Series(pd.to_datetime(parsed, utc=True), index=raw.index).astype("datetime64[us, UTC]")
     if retry.any():
-        parsed = parsed.copy()
-        parsed[retry] = [parse_datetime(v) or pd.NaT for v in text[retry]]
-    return pd.to_datetime(parsed, utc=True).astype("datetime64[us, UTC]")
+        again = [parse_datetime(v) for v in text[retry]]
+        parsed[retry] = pd.Series([pd.NaT if v is None else v for v in again], index=text.index[retry],
+                                  dtype="datetime64[us, UTC]")
+    return parsed
 
 
 def iso_week(stamps: pd.Series) -> tuple[pd.Series, pd.Series]:

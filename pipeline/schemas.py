@@ -100,6 +100,7 @@ QUARANTINE_REASONS = [
     "abstract too long",
     "no date",
     "unparseable date",
+    "implausible date",
 ]
 
 

@@ -261,3 +261,29 @@ def test_an_undated_replacement_joins_its_dated_paper_and_is_quarantined_without
     assert result.duplicates["arxiv_id"].tolist() == ["2501.00010v1"]
     reasons = dict(zip(result.quarantine["arxiv_id"], result.quarantine["reason"]))
     assert reasons == {"2501.00020v2": "no date", "2501.00030v1": "no date", "2501.00030v2": "no abstract"}
+
+
+def test_dates_that_cannot_be_a_listings_date_are_quarantined_never_redated():
+    raw = ["2025-03-17 10:00 EST", "1742200000", "2025-02-30", "0001-01-01", "-0001-01-01", "2099-01-01",
+           "Mon, 17 Mar 2025 10:00:00 EST", "2025-03-17"]
+    df = listings(*[dict(arxiv_id=f"2501.0000{i + 1}", title=f"Title {i}", abstract=ABSTRACT, published=d)
+                    for i, d in enumerate(raw)])
+    result = clean_listings(df, CFG)
+    reasons = result.quarantine.set_index("arxiv_id")[["reason", "detail"]]
+    assert reasons.loc["2501.00001", "reason"] == "unparseable date"  # a zone abbreviation ISO does not know
+    assert reasons.loc["2501.00002", "reason"] == "unparseable date"  # a bare number is not a date
+    assert reasons.loc["2501.00003", "reason"] == "unparseable date"  # no 30 February
+    assert reasons.loc["2501.00004", "reason"] == "implausible date"
+    assert reasons.loc["2501.00004", "detail"] == "date '0001-01-01': before arXiv began (1991-08)"
+    assert reasons.loc["2501.00005", "reason"] == "implausible date"  # not 1970
+    assert reasons.loc["2501.00006", "detail"] == "date '2099-01-01': after tomorrow"
+    papers = by_id(result)
+    assert papers.loc["2501.00007", "published"] == TS("2025-03-17 15:00", tz="UTC")  # RFC 2822 EST is -05:00
+    assert papers.loc["2501.00008", "week"] == "2025-W12"
+    assert len(result.papers) + len(result.quarantine) == len(raw)
+
+
+@pytest.mark.parametrize("raw", ["2025-03-17 10:00 EST", "1742200000", "2025-02-30", "0001-01-01"])
+def test_a_file_whose_only_date_is_bad_is_quarantined_not_a_crash(raw):
+    result = clean_listings(listings(dict(arxiv_id="2501.00001", title="T", abstract=ABSTRACT, published=raw)), CFG)
+    assert result.papers.empty and result.quarantine["reason"].tolist() in (["unparseable date"], ["implausible date"])
