@@ -24,7 +24,7 @@ import pandas as pd
 from pipeline import dates, ids
 from pipeline.config import CleanConfig, Config, as_dict
 from pipeline.io import TableError, read_json, read_table, write_json, write_table
-from pipeline.schemas import Duplicates, Listings, Papers, Quarantine, empty
+from pipeline.schemas import WRONG_TYPE, Duplicates, Listings, Papers, Quarantine, empty
 from pipeline.stage import StageResult, Timer, code_version, fingerprint, outputs_current, progress
 from pipeline.textclean import clean_text
 
@@ -114,6 +114,8 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
     abstract_len = df[L.abstract].map(lambda s: len(s) if isinstance(s, str) else 0)
     raw_date = df[L.published].astype(object).where(df[L.published].notna(), df[L.announced].astype(object))
     raw_date = raw_date.where(raw_date.notna(), None)
+    wrong = df[L.error].astype("string").str.startswith(WRONG_TYPE + ": ").fillna(False).astype(bool)
+    mark(wrong, "wrong field type", df[L.error].astype(object).map(lambda e: e[len(WRONG_TYPE) + 2:] if isinstance(e, str) else e))
     mark(df[L.error].notna(), "unreadable", df[L.error].astype(object))
     mark(df[L.arxiv_id].notna() & df["_base_id"].isna(), "invalid arXiv id", df[L.arxiv_id].astype(object))
     mark(df[L.title].isna(), "no title")

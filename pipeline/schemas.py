@@ -91,8 +91,11 @@ class Duplicates(pa.DataFrameModel):
         unique = ["source_file", "position"]
 
 
+WRONG_TYPE = "wrong field type"  # a record's error starts so when a field held something other than text
+
 QUARANTINE_REASONS = [
     "unreadable",
+    "wrong field type",
     "invalid arXiv id",
     "no title",
     "no abstract",

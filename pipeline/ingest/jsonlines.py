@@ -22,6 +22,7 @@ from pipeline.ingest.records import (
     record,
     stream_error_message,
 )
+from pipeline.schemas import WRONG_TYPE
 
 _FILE_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
@@ -88,27 +89,53 @@ def _objects(
         yield number, obj, warnings, None
 
 
-def _str(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else str(value)
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", bool: "true or false", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__)
 
 
-def _list(value: Any) -> list[str]:
-    """A list field as strings: a list as is, a string split on whitespace, anything else as one item."""
+def _str(value: Any, name: str = "", problems: list[str] | None = None) -> str | None:
+    """A text field; anything else is named in ``problems`` (when given) and not guessed at."""
+    if value is None or isinstance(value, str):
+        return value
+    if problems is None:
+        return str(value)
+    problems.append(f"{name!r} is {_kind(value)}, not text")
+    return None
+
+
+def _list(value: Any, name: str = "", problems: list[str] | None = None) -> list[str]:
+    """A list field as strings: a list of strings as is, a string split on whitespace; other items
+    (objects, numbers, lists) are named in ``problems`` (when given) and left out, not guessed at."""
     if value is None:
         return []
     if isinstance(value, str):
         return value.split()
-    if isinstance(value, list | tuple):
-        return [v if isinstance(v, str) else orjson.dumps(v).decode() for v in value if v is not None]
-    return [orjson.dumps(value).decode()]
+    items = list(value) if isinstance(value, list | tuple) else [value]
+    odd = [v for v in items if v is not None and not isinstance(v, str)]
+    if odd and problems is not None:
+        problems.append(f"{name!r} holds {_kind(odd[0])}, not text" if isinstance(value, list | tuple)
+                        else f"{name!r} is {_kind(value)}, not a list of text")
+        return [v for v in items if isinstance(v, str)]
+    return [v if isinstance(v, str) else orjson.dumps(v).decode() for v in items if v is not None]
 
 
-def _authors(value: Any) -> list[str]:
+def _authors(value: Any, problems: list[str] | None = None) -> list[str]:
     if isinstance(value, str):
         return [a.strip() for a in re.split(r",| and ", value) if a.strip()]
-    return _list(value)
+    return _list(value, "authors", problems)
+
+
+def _flagged(number: int, problems: list[str], warnings: list[str], ctx: ReadContext) -> str | None:
+    """The record's error when a field had the wrong type (clean quarantines it as such); the first
+    such line is also a file-level warning."""
+    if not problems:
+        return None
+    message = f"line {number}: {'; '.join(problems)}"
+    warnings.append(message)
+    if not any(w.startswith(WRONG_TYPE) for w in ctx.warnings):
+        ctx.warnings.append(f"{WRONG_TYPE} ({message}); such records are quarantined, not guessed at")
+    return f"{WRONG_TYPE}: {message}"
 
 
 def read_daily(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
@@ -121,20 +148,19 @@ def read_daily(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         if obj is None:
             yield record(line=number, announced=announced, warnings=warnings, error=error)
             continue
-        categories = _list(obj.get("categories"))
-        yield record(
-            line=number,
-            arxiv_id=_str(obj.get("id")),
-            title=_str(obj.get("title")),
-            abstract=_str(obj["summary"] if obj.get("summary") is not None else obj.get("abstract")),
-            authors=_authors(obj.get("authors")),
-            categories=categories,
-            primary_category=categories[0] if categories else None,
-            announced=announced,
-            comment=_str(obj.get("comment")),
-            url=_str(obj.get("abs")),
-            warnings=warnings,
+        problems: list[str] = []
+        categories = _list(obj.get("categories"), "categories", problems)
+        summary = "summary" if obj.get("summary") is not None else "abstract"
+        fields = dict(
+            arxiv_id=_str(obj.get("id"), "id", problems),
+            title=_str(obj.get("title"), "title", problems),
+            abstract=_str(obj.get(summary), summary, problems),
+            authors=_authors(obj.get("authors"), problems),
+            comment=_str(obj.get("comment"), "comment", problems),
+            url=_str(obj.get("abs"), "abs", problems),
         )
+        yield record(line=number, categories=categories, primary_category=categories[0] if categories else None,
+                     announced=announced, warnings=warnings, error=_flagged(number, problems, warnings, ctx), **fields)
 
 
 def _kaggle_author(parts: list[Any]) -> tuple[str, str]:
@@ -190,14 +216,17 @@ def read_kaggle(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             affiliations = [affiliation for _, affiliation in named] if any(a for _, a in named) else []
         else:
             authors, affiliations = _authors(obj.get("authors")), []
-        arxiv_id = _str(obj.get("id"))
+        problems: list[str] = []
+        arxiv_id = _str(obj.get("id"), "id", problems)
         if arxiv_id and versions and versions[-1].get("version"):
             arxiv_id += str(versions[-1]["version"])
+        title, abstract = _str(obj.get("title"), "title", problems), _str(obj.get("abstract"), "abstract", problems)
         yield record(
             line=number,
+            error=_flagged(number, problems, warnings, ctx),
             arxiv_id=arxiv_id,
-            title=_str(obj.get("title")),
-            abstract=_str(obj.get("abstract")),
+            title=title,
+            abstract=abstract,
             authors=authors,
             affiliations=affiliations,
             categories=categories,

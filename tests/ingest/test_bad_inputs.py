@@ -396,3 +396,31 @@ def test_csv_in_utf16_is_read(tmp_path):
     rows = "arxiv_id,title,abstract,published\n2501.00001,Caf\u00e9 scheduling on GPUs,We schedule caf\u00e9s.,2025-01-02\n"
     out = _ingest(tmp_path / "project", "listing.csv", rows.encode("utf-16"))
     assert out.errors.empty and out.df["title"].tolist() == ["Caf\u00e9 scheduling on GPUs"]
+
+
+def test_jsonl_fields_of_the_wrong_type_are_flagged_not_guessed(tmp_path, caplog):
+    from pipeline import clean
+    from pipeline.schemas import Quarantine
+
+    good = {"id": "2503.00001", "title": "A title", "summary": "An abstract " * 5, "authors": ["A. Author"],
+            "categories": ["cs.DC"]}
+    lines = [good,
+             {**good, "id": "2503.00002", "title": ["A", "list"]},
+             {**good, "id": "2503.00003", "title": 42},
+             {**good, "id": "2503.00004", "authors": [{"name": "An Object"}]},
+             {**good, "id": 2503.0005},
+             {**good, "id": "2503.00006", "summary": {"text": "nested"}}]
+    out = _ingest(tmp_path, "2025-03-18.jsonl", "\n".join(json.dumps(x) for x in lines).encode() + b"\n")
+    assert len(out.df) == 6 and out.good["arxiv_id"].tolist() == ["2503.00001"]
+    errors = out.errors.set_index("line")["error"].to_dict()
+    assert errors[2] == "wrong field type: line 2: 'title' is a list, not text"
+    assert errors[3] == "wrong field type: line 3: 'title' is a number, not text"
+    assert errors[4] == "wrong field type: line 4: 'authors' holds an object, not text"
+    assert errors[5] == "wrong field type: line 5: 'id' is a number, not text"
+    assert errors[6] == "wrong field type: line 6: 'summary' is an object, not text"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(w.startswith(f"{out.shown}: wrong field type (line 2:") for w in warnings), warnings
+    clean.run(out.cfg, force=True)
+    quarantine = read_table(out.cfg.paths.quarantine, Quarantine)
+    assert quarantine["reason"].tolist() == ["wrong field type"] * 5
+    assert quarantine["detail"].iloc[0] == "line 2: 'title' is a list, not text"
