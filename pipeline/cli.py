@@ -64,9 +64,14 @@ def _run_stage(obj: _Obj, stage: str, cfg: Config, force: bool, **options) -> No
 
 
 def _guard(obj: _Obj, fn, *args) -> None:  # noqa: ANN001
-    """Run ``fn``; known and unknown failures alike become one line and exit status 1."""
+    """Run ``fn`` holding the root's lock (one writer per root); known and unknown failures alike
+    become one line and exit status 1."""
+    from pipeline.stage import root_lock
+
     try:
-        fn(*args)
+        context = click.get_current_context(silent=True)
+        with root_lock(obj.root, context.command_path if context else "paper-trends"):
+            fn(*args)
     except click.ClickException:
         raise
     except ConfigError as exc:

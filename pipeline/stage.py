@@ -7,6 +7,7 @@ do, the stage skips, unless forced.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import inspect
@@ -25,6 +26,38 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _progress_enabled = True
+
+
+class LockedError(RuntimeError):
+    """Another paper-trends process writes to the same root."""
+
+
+@contextlib.contextmanager
+def root_lock(root: Path, what: str) -> Iterator[None]:
+    """One writer per project root: an exclusive lock on ``<root>/data/.paper-trends.lock`` for the
+    run (``what`` names it for whoever finds the lock taken). The operating system releases the lock
+    when its process ends, however it ends, so a lock left by a killed run is never in the way; the
+    file only says who held it last. LockedError, naming the holder, if another process holds it."""
+    import fcntl
+    import os
+
+    path = root / "data" / ".paper-trends.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = path.open("a+", encoding="utf-8")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise LockedError(f"{root} is being written by {holder}; wait until it ends, then run again") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} ({what}, since {time.strftime('%Y-%m-%d %H:%M:%S %Z')})")
+        handle.flush()
+        yield
+    finally:
+        handle.close()  # releases the lock
 
 
 def set_progress(enabled: bool) -> None:

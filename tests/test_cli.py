@@ -143,3 +143,39 @@ def test_survey_since_after_until_is_refused_in_one_line(project, hash_embedder,
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "--since 2026-06-10 is after --until 2026-06-01" in lines[0]
     assert not (project / "reports" / "survey").exists()
+
+
+def test_one_writer_per_root_and_a_killed_runs_lock_is_no_obstacle(project):
+    from pipeline.stage import root_lock
+
+    with root_lock(project.resolve(), "paper-trends run (the other one)"):
+        result = CliRunner().invoke(cli, ["--root", str(project), "ingest"])
+        assert result.exit_code == 1
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and "is being written by pid " in lines[0] and "(paper-trends run (the other one)" in lines[0]
+        assert not (project / "data/interim/listings.parquet").exists()
+    # the lock file stays behind, as after a killed run: it says who held it, and stops no one
+    lock = project / "data" / ".paper-trends.lock"
+    lock.write_text("pid 999999 (cli run, since 2026-01-01 00:00:00 UTC)")
+    assert CliRunner().invoke(cli, ["--root", str(project), "-q", "ingest"]).exit_code == 0
+    assert (project / "data/interim/listings.parquet").exists()
+
+
+def test_two_runs_at_once_on_one_root_one_waits_its_turn_or_fails(project, tmp_path):
+    import subprocess
+    import sys as _sys
+    import time as _time
+
+    holder = subprocess.Popen([_sys.executable, "-c", (
+        "import sys, time; from pathlib import Path; from pipeline.stage import root_lock\n"
+        f"with root_lock(Path({str(project.resolve())!r}), 'paper-trends run'):\n"
+        "    print('held', flush=True); time.sleep(30)")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = CliRunner().invoke(cli, ["--root", str(project), "clean"])
+        assert result.exit_code == 1 and f"pid {holder.pid} (paper-trends run" in result.output
+    finally:
+        holder.kill()
+        holder.wait()
+    _time.sleep(0.1)
+    assert CliRunner().invoke(cli, ["--root", str(project), "-q", "ingest"]).exit_code == 0  # killed: no obstacle
