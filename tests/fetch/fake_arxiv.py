@@ -229,5 +229,7 @@ def stored_ids(folder: Path) -> list[str]:
 
 
 def tree(root: Path) -> dict[str, tuple[int, int]]:
-    """Every file under ``root`` (hidden ones too) with its size and inode: to see what changed."""
-    return {p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_ino) for p in root.rglob("*") if p.is_file()}
+    """Every file under ``root`` (hidden ones too) with its size and inode: to see what changed. The
+    root's lock file (which says who last wrote to the root, not data) is left out."""
+    return {p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_ino) for p in root.rglob("*")
+            if p.is_file() and p.name != ".paper-trends.lock"}
