@@ -27,22 +27,37 @@ from pipeline.schemas import WRONG_TYPE
 _FILE_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
-def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
-    """``(line_number, byte_offset, raw_line)`` per line; SourceError where the stream breaks."""
+MAX_LINE_BYTES = 32 * 2**20  # a longer line is not a listing's record: it is skipped unread, in chunks
+_CHUNK = 2**20
+
+
+def _lines(stream: BinaryIO, limit: int | None = None) -> Iterator[tuple[int, int, bytes | int]]:
+    """``(line_number, byte_offset, raw_line)`` per line; for a line longer than ``limit`` bytes its
+    length instead of its bytes (read and dropped a chunk at a time, so memory stays bounded);
+    SourceError where the stream breaks."""
+    limit = MAX_LINE_BYTES if limit is None else limit
     number, offset = 0, 0
-    iterator = iter(stream)
     while True:
         try:
-            raw = next(iterator)
-        except StopIteration:
-            return
+            raw = stream.readline(limit + 1)
+            size = len(raw)
+            if size > limit and not raw.endswith(b"\n"):
+                raw = b""  # too long: the rest of the line is read and dropped, only its length kept
+                while True:
+                    part = stream.readline(_CHUNK)
+                    size += len(part)
+                    if not part or part.endswith(b"\n"):
+                        break
+                raw = size
         except STREAM_ERRORS as exc:
             raise SourceError(
                 f"{stream_error_message(exc)}; it breaks after {number} complete line(s)", line=number + 1
             ) from exc
+        if raw == b"":
+            return
         number += 1
         yield number, offset, raw
-        offset += len(raw)
+        offset += raw if isinstance(raw, int) else len(raw)
 
 
 def _json_error(number: int, exc: orjson.JSONDecodeError) -> str:
@@ -58,6 +73,10 @@ def _objects(
     line is also a file-level warning (logged once, not once per line).
     """
     for number, offset, raw in _lines(stream):
+        if isinstance(raw, int):
+            yield number, None, [], (f"line {number} is {raw:,} bytes long, more than the {MAX_LINE_BYTES:,} a record "
+                                     "may have; it was skipped unread")
+            continue
         if number == 1 and raw.startswith(codecs.BOM_UTF8):
             raw = raw[len(codecs.BOM_UTF8):]
             offset = len(codecs.BOM_UTF8)

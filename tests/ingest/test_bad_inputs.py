@@ -424,3 +424,24 @@ def test_jsonl_fields_of_the_wrong_type_are_flagged_not_guessed(tmp_path, caplog
     quarantine = read_table(out.cfg.paths.quarantine, Quarantine)
     assert quarantine["reason"].tolist() == ["wrong field type"] * 5
     assert quarantine["detail"].iloc[0] == "line 2: 'title' is a list, not text"
+
+
+def test_a_line_too_long_to_be_a_record_is_skipped_in_bounded_memory(tmp_path, monkeypatch):
+    from pipeline.ingest import jsonlines
+
+    monkeypatch.setattr(jsonlines, "MAX_LINE_BYTES", 4 * 2**20)  # the real limit is 32 MB; the same code path
+    good = json.dumps({"id": "2503.00001", "title": "A title", "summary": "An abstract " * 5}).encode()
+    huge = b'{"id": "2503.00002", "title": "' + b"x" * (60 * 2**20) + b'"}'
+    path = _write(tmp_path / "2025-03-18.jsonl.gz", gzip.compress(good + b"\n" + huge + b"\n" + good.replace(
+        b"00001", b"00003") + b"\n", compresslevel=1))
+    tracemalloc.start()
+    try:
+        records, stats = _read_direct(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 24 * 2**20  # the line is 60 MB
+    assert [r["arxiv_id"] for r in records] == ["2503.00001", None, "2503.00003"]
+    assert records[1]["error"] == (f"line 2 is {len(huge) + 1:,} bytes long, more than the {4 * 2**20:,} a record "
+                                   "may have; it was skipped unread")
+    assert records[1]["line"] == 2
