@@ -311,7 +311,7 @@ def run(cfg: Config, *, force: bool = False) -> StageResult:
         raise TableError(f"{paths.display(paths.listings)}: not found; run the stage that writes it first (ingest)")
     code = code_version("pipeline.clean", "pipeline.textclean", "pipeline.ids", "pipeline.dates", "pipeline.schemas")
     fp = fingerprint(code, as_dict(cfg.clean), [paths.listings])
-    if not force and outputs_current(outputs, fp):
+    if not force and outputs_current(outputs, fp, paths.processed / "clean.json"):
         return StageResult("clean", ran=False, counts=read_json(paths.processed / "clean.json").get("counts", {}))
     with Timer() as timer:
         listings = read_table(paths.listings, Listings)

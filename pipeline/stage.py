@@ -105,9 +105,19 @@ def fingerprint(code: str, config: dict[str, Any], inputs: Iterable[Path]) -> st
     return hashlib.sha256(blob).hexdigest()[:24]
 
 
-def outputs_current(outputs: Iterable[Path], fp: str) -> bool:
-    """True when every output exists and carries fingerprint ``fp``."""
-    return all(path.exists() and read_fingerprint(path) == fp for path in outputs)
+def outputs_current(outputs: Iterable[Path], fp: str, record: Path | None = None, **expected: Any) -> bool:
+    """True when every output exists and carries fingerprint ``fp`` and, if given, so does the run
+    ``record`` (a JSON file a stage writes after all its outputs, so a run killed part-way is never
+    taken for a finished one), with the ``expected`` values too."""
+    if not all(path.exists() and read_fingerprint(path) == fp for path in outputs):
+        return False
+    if record is None:
+        return True
+    try:
+        written = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return written.get("fingerprint") == fp and all(written.get(k) == v for k, v in expected.items())
 
 
 @dataclass

@@ -287,3 +287,24 @@ def test_dates_that_cannot_be_a_listings_date_are_quarantined_never_redated():
 def test_a_file_whose_only_date_is_bad_is_quarantined_not_a_crash(raw):
     result = clean_listings(listings(dict(arxiv_id="2501.00001", title="T", abstract=ABSTRACT, published=raw)), CFG)
     assert result.papers.empty and result.quarantine["reason"].tolist() in (["unparseable date"], ["implausible date"])
+
+
+def test_clean_killed_before_its_record_runs_again(project, monkeypatch):
+    cfg = config.load(project)
+    ingest.run(cfg)
+    clean.run(cfg)
+    # new input; clean writes its tables, then is killed before clean.json
+    (project / "data" / "raw" / "extra.csv").write_text(
+        "arxiv_id,title,abstract,published\n2501.00009,An extra paper," + ABSTRACT + ",2025-01-02\n")
+    ingest.run(cfg)
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(clean, "write_json", killed)
+    with pytest.raises(KeyboardInterrupt):
+        clean.run(cfg)
+    monkeypatch.undo()
+    result = clean.run(cfg)
+    assert result.ran  # not skipped with the old summary
+    assert result.counts["raw records"] == len(read_table(cfg.paths.listings, __import__("pipeline.schemas").schemas.Listings))

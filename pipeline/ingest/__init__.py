@@ -408,7 +408,7 @@ def run(cfg: Config, *, force: bool = False) -> StageResult:
     config = {**as_dict(cfg.ingest), "inputs": [p.resolve().as_posix() for p in _inputs(cfg)]}
     fp = fingerprint(code_version("pipeline.ingest", "pipeline.dates", "pipeline.schemas"), config, files)
     record_path = paths.interim / "listings.json"
-    if not force and outputs_current([paths.listings], fp):
+    if not force and outputs_current([paths.listings], fp, record_path):
         previous = read_json(record_path)
         return StageResult("ingest", ran=False, counts=previous.get("counts", {}))
     stats = IngestStats()

@@ -587,6 +587,48 @@ def _monday(week: str) -> dt.date:
     return dt.date.fromisocalendar(int(year), int(number), 1)
 
 
+def _stamp(fp: str, state: State) -> str:
+    """The fingerprint the tables and the run record carry: the inputs' and the fit's."""
+    return f"{fp}@{state.fitted_at}"
+
+
+def _save_model(folder: Path, result: Assignment, paper_ids: list[str]) -> None:
+    """The model folder, written whole or not at all: the state, every paper's theme
+    (``assignment.parquet``, from which ``doc_topics`` can be recovered) and the BERTopic model (the
+    previous one, hard-linked, when this run did not fit one)."""
+    import os
+    import shutil
+
+    from pipeline.io import atomic_folder
+
+    with atomic_folder(folder) as tmp:
+        result.state.save(tmp)
+        pd.DataFrame({"paper_id": paper_ids, "topic": result.topics.astype("int64")}).to_parquet(
+            tmp / "assignment.parquet", index=False)
+        if result.bertopic is not None:
+            result.bertopic.save(str(tmp / "bertopic"), serialization="safetensors", save_ctfidf=True,
+                                 save_embedding_model="sentence-transformers/all-MiniLM-L6-v2")
+        elif (folder / "bertopic").is_dir():
+            shutil.copytree(folder / "bertopic", tmp / "bertopic", copy_function=os.link)
+
+
+def _previous_assignment(paths, folder: Path) -> dict[str, int]:  # noqa: ANN001 - Paths
+    """Each paper's theme as last written: ``doc_topics``, or, when that table is missing or
+    damaged, the copy the model folder keeps, so that theme ids survive either way."""
+    try:
+        previous = read_table(paths.doc_topics, DocTopics)
+    except TableError as exc:
+        kept = folder / "assignment.parquet"
+        if not kept.exists():
+            if paths.doc_topics.exists():
+                raise
+            return {}
+        log.warning("topics: %s; each paper's theme is taken from %s", exc if paths.doc_topics.exists()
+                    else f"{paths.display(paths.doc_topics)} is missing", paths.display(kept))
+        previous = pd.read_parquet(kept)
+    return dict(zip(previous[DocTopics.paper_id], previous[DocTopics.topic].astype(int)))
+
+
 def _now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
@@ -630,7 +672,11 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     code = code_version("pipeline.topics", "pipeline.schemas")
     fp = fingerprint(code, {**as_dict(cfg.topics), "embedder": embedder.identity}, [paths.papers])
     outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
-    if not force and not refit and outputs_current(outputs, fp) and State.load(folder) is not None:
+    held = State.load(folder)
+    # the tables and the run record name the fit they came from, and the record is written last: a
+    # run killed part-way (or a refit of the same papers) is never taken for a finished one
+    if (not force and not refit and held is not None
+            and outputs_current(outputs, _stamp(fp, held), folder / "run.json", fitted_at=held.fitted_at)):
         return StageResult("topics", ran=False, counts=read_json(folder / "run.json").get("counts", {}))
 
     started = time.perf_counter()
@@ -650,9 +696,8 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     embeddings, embedded = cache.embed(texts, embedder)
     embed_s = time.perf_counter() - started
 
-    state = State.load(folder)
-    previous = read_table(paths.doc_topics, DocTopics) if paths.doc_topics.exists() and state is not None else None
-    previous_topics = dict(zip(previous[DocTopics.paper_id], previous[DocTopics.topic].astype(int))) if previous is not None else {}
+    state = held
+    previous_topics = _previous_assignment(paths, folder) if state is not None else {}
     if state is not None and state.embedder != embedder.identity and not refit:
         log.info("topics: the embedding model changed (%s -> %s); refitting", state.embedder, embedder.identity)
         refit = True
@@ -688,15 +733,13 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
                  "week": newest, "pool_size": None, "pool_start": None, **row} for row in result.lineage]
         lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
     distinct_labels(result.state)
-    write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=fp)
+    _save_model(folder, result, paper_ids)
+    stamp = _stamp(fp, result.state)
+    write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=stamp)
     info = topic_info_table(papers, result, cfg.topics.n_keywords, cfg.topics.n_representatives)
-    write_table(info, paths.topic_info, TopicInfo, fingerprint=fp)
-    write_table(lineage, paths.topic_lineage, TopicLineage, fingerprint=fp)
-    write_table(topic_tree_table(result), paths.topic_tree, TopicTree, fingerprint=fp)
-    result.state.save(folder)
-    if result.bertopic is not None:
-        result.bertopic.save(str(folder / "bertopic"), serialization="safetensors", save_ctfidf=True,
-                             save_embedding_model="sentence-transformers/all-MiniLM-L6-v2")
+    write_table(info, paths.topic_info, TopicInfo, fingerprint=stamp)
+    write_table(lineage, paths.topic_lineage, TopicLineage, fingerprint=stamp)
+    write_table(topic_tree_table(result), paths.topic_tree, TopicTree, fingerprint=stamp)
     total_s = time.perf_counter() - started
     counts = {
         "papers": len(papers), "embedded now": embedded, "themes": len(result.state.ids),
@@ -708,7 +751,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         counts["forming"] = len(result.forming)
     write_json({
         "mode": result.mode, "counts": counts, "seed": cfg.topics.seed, "embedder": embedder.identity,
-        "config": as_dict(cfg.topics), "versions": _versions(), "fingerprint": fp,
+        "config": as_dict(cfg.topics), "versions": _versions(), "fingerprint": stamp,
         "timings_s": {"embed": round(embed_s, 2), "cluster": round(fit_s, 2), "total": round(total_s, 2)},
         "fitted_at": result.state.fitted_at,
     }, folder / "run.json")

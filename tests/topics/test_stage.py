@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from collections import Counter
 
 import pandas as pd
@@ -244,3 +245,56 @@ def test_labels_are_made_distinct_before_they_are_written():
     assert len(set(state.labels.values())) == 3 and state.labels[0] == "GPU kernels"
     assert state.labels[1] == "GPU kernels (1)" and state.labels[2] == "Theme 2"
     assert state.tree[0]["label"] == state.labels[1]
+
+
+def test_a_run_killed_part_way_is_never_taken_for_a_finished_one(cleaned, hash_embedder, monkeypatch):
+    topics.run(cleaned, embedder=hash_embedder)
+    folder = cleaned.paths.models / "topics"
+    real_write = topics.write_table
+
+    def killed_at_the_tree(df, path, *args, **kwargs):
+        if path == cleaned.paths.topic_tree:
+            raise KeyboardInterrupt
+        return real_write(df, path, *args, **kwargs)
+
+    # a refit of the same papers killed after the model and the first tables were written
+    other = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, seed=7))
+    monkeypatch.setattr(topics, "write_table", killed_at_the_tree)
+    with pytest.raises(KeyboardInterrupt):
+        topics.run(other, refit=True, embedder=hash_embedder)
+    monkeypatch.setattr(topics, "write_table", real_write)
+    result = topics.run(other, embedder=hash_embedder)
+    assert result.ran and result.stage == "topics (update)"  # not "skipped" on half-written outputs
+    state = topics.State.load(folder)
+    info = read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic")
+    assert info["label"].to_dict() == state.labels
+    assert json.loads((folder / "run.json").read_text())["fitted_at"] == state.fitted_at
+
+    # killed while the BERTopic model is saved: the model folder stays as it was, whole
+    import bertopic
+
+    before = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+    def broken_save(self, path, **kwargs):
+        (Path(path) / "half").mkdir(parents=True)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bertopic.BERTopic, "save", broken_save)
+    with pytest.raises(KeyboardInterrupt):
+        topics.run(cleaned, refit=True, embedder=hash_embedder)
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) == before
+    assert [p.name for p in folder.parent.iterdir()] == ["topics"]  # no temporary folder left
+
+
+def test_the_assignment_survives_a_lost_doc_topics_table(cleaned, hash_embedder):
+    topics.run(cleaned, embedder=hash_embedder)
+    before, info_before, _ = tables(cleaned)
+    cleaned.paths.doc_topics.unlink()
+    result = topics.run(cleaned, embedder=hash_embedder)
+    after, info_after, _ = tables(cleaned)
+    assert result.stage == "topics (update)"
+    assert after["topic"].to_dict() == before["topic"].to_dict()  # no paper moved
+    assert info_after["label"].to_dict() == info_before["label"].to_dict()
+    cleaned.paths.doc_topics.write_bytes(b"PAR1 damaged")
+    topics.run(cleaned, embedder=hash_embedder)
+    assert tables(cleaned)[0]["topic"].to_dict() == before["topic"].to_dict()
