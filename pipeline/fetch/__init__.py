@@ -182,6 +182,34 @@ def _continuation(job: _Job, window: Window, manifest: dict[str, Any], pages: di
     return rest
 
 
+def _ids_of(job: _Job, record: dict) -> tuple[str, ...]:
+    """The ids on a stored page."""
+    try:
+        return parse_api_page((job.folder / record["file"]).read_bytes()).ids
+    except (OSError, BrokenResponse, RefusedQuery):
+        return ()
+
+
+def _served_and_rest(job: _Job, window: Window, pages: dict[int, dict], start: int,
+                     ) -> tuple[Window | None, Window]:
+    """Split ``window`` at the minute of the last result held before ``start``: the part already
+    served and the rest (both hold that minute); (None, window) when it cannot be split there."""
+    previous = job.folder / pages[max(s for s in pages if s < start)]["file"]
+    try:
+        last = last_submitted(previous.read_bytes())
+    except (BrokenResponse, RefusedQuery):
+        last = None
+    if last is None:
+        return None, window
+    minute = max(window.start, floor_minute(last))
+    served, rest = Window(window.start, minute), Window(minute, window.end)
+    if served == window or rest == window:
+        log.warning("%s: a paper indexed late may be missing; the window cannot be split at %s",
+                    query_name(job.category, window), f"{minute:%Y-%m-%d %H:%M}")
+        return None, window
+    return served, rest
+
+
 def _get_page(job: _Job, window: Window, start: int, page_size: int, known: int | None) -> tuple[bytes, ApiPage]:
     check = partial(_check_page, start=start, page_size=page_size, known_total=known)
     return job.client.get(job.cfg.api_url, api_params(job.category, window, start, page_size), check)
@@ -213,6 +241,20 @@ def _page_through(job: _Job, window: Window, manifest: dict[str, Any]) -> ApiPag
             body, page = _get_page(job, window, start, page_size, total)
         if start == 0 and page.total > job.cfg.max_results_per_query:
             return page
+        if total is not None and page.total > total and any(s < start for s in pages) and page.ids \
+                and page.ids[0] in _ids_of(job, pages[max(s for s in pages if s < start)]):
+            # the set grew and this page repeats the last one held: a paper indexed late landed among
+            # the results already served, and asking on would never return it. Ask again for the
+            # served part (to the minute of the last result held), then for the rest from that minute.
+            served, rest = _served_and_rest(job, window, pages, start)
+            if served is not None:
+                log.warning("%s: the result set grew from %d to %d and result %d repeats one already held: "
+                            "a paper was indexed late among them; asking again for %s",
+                            name, total, page.total, start, served.label)
+                job.stats.continued += 1
+                manifest.update(split_into=[query_name(job.category, served), query_name(job.category, rest)])
+                job.save(manifest)
+                return None
         if total is not None and 0 < page.total < total and any(s < start for s in pages):
             rest = _continuation(job, window, manifest, pages, start, total, page.total)
             log.warning("%s: the result set shrank from %d to %d since result %d was stored; "

@@ -104,6 +104,7 @@ class FakeArxiv:
         self.retry_after: int | str = 1
         self.stall_s = 1.0
         self.hits: list[Hit] = []
+        self.after: dict[int, list] = defaultdict(list)  # start -> callables run once, after that page is served
         self._lock = threading.Lock()
         server.expect_request("/api/query").respond_with_handler(self._api)
         server.expect_request(re.compile(r"^/atom/.+")).respond_with_handler(self._feed)
@@ -193,6 +194,10 @@ class FakeArxiv:
         body = self.page(query, start, size, chosen, len(found))
         if fault == TRUNCATED:
             body = body[: len(body) // 2]
+        with self._lock:
+            hooks, self.after[start] = self.after[start], []
+        for hook in hooks:
+            hook()
         return Response(body, content_type="application/atom+xml; charset=utf-8")
 
     def _feed(self, request: Request) -> Response:

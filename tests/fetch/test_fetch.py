@@ -343,3 +343,29 @@ def test_settings_that_break_arxivs_terms_or_the_paging_are_refused_before_askin
     with pytest.raises(FetchError, match=message):
         run(fetch_config(tmp_path, arxiv, **setting))
     assert arxiv.hits == [] and not (tmp_path / "data").exists()
+
+
+def test_a_paper_indexed_late_among_pages_already_served_is_asked_for_again(tmp_path, arxiv):
+    import dataclasses
+
+    cfg = fetch_config(tmp_path, arxiv)
+    # after page 2 (results 4..7) is served, arXiv indexes a paper submitted between results 1 and 2:
+    # the set grows by one, page 3 starts with result 7 again, and the new paper sits in page 1
+    before = arxiv.entries[1]
+    late = dataclasses.replace(before, arxiv_id="2605.99999v1", submitted=before.submitted + dt.timedelta(seconds=1),
+                               xml=before.xml.replace(before.arxiv_id, "2605.99999v1"))
+    arxiv.after[4].append(lambda: arxiv.entries.insert(2, late))
+    result = run(cfg)
+    stored = stored_ids(tmp_path / "data/raw/arxiv-api")
+    assert set(all_ids(arxiv)) <= set(stored) and "2605.99999v1" in stored  # the set stored = the set listed
+    assert result.counts["queries continued"] == 1
+    top = manifest(tmp_path)
+    assert top["complete"] and len(top["split_into"]) == 2
+    assert run(cfg).counts["requests"] == 0  # nothing left to finish
+    # clean keeps each paper once
+    from pipeline import clean, ingest
+
+    ingest.run(cfg)
+    clean.run(cfg)
+    papers = read_table(cfg.paths.papers, Papers)
+    assert len(papers) == len(all_ids(arxiv)) and papers["paper_id"].is_unique
