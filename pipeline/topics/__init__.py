@@ -4,11 +4,11 @@ Tables written (``data/processed/``): ``doc_topics.parquet`` (paper -> theme, -1
 ``topic_info.parquet`` (label, description, label support, area, keywords, size, representative
 papers, first week), ``topic_tree.parquet`` (themes, areas and the joins between them) and
 ``topic_lineage.parquet`` (what each fit, refit or update did to each theme). The fitted state lives in
-``data/models/topics/``: ``state.safetensors`` (theme centroids), ``state.json`` (labels, keywords,
-descriptions, areas, the tree),
-``bertopic/`` (the BERTopic model, safetensors, loadable offline with
-``BERTopic.load(path, embedding_model=...)``) and ``run.json`` (versions, seed, model hash, config,
-timings).
+``data/models/topics/`` (replaced whole by each run): ``state.safetensors`` (theme centroids),
+``state.json`` (labels, keywords, descriptions, areas, the tree, births), ``assignment.parquet``
+(every paper's theme: ``doc_topics`` can be recovered from it), ``bertopic/`` (the BERTopic model,
+safetensors, loadable offline with ``BERTopic.load(path, embedding_model=...)``) and ``run.json``
+(versions, seed, model hash, config, timings; written after everything else).
 
 Three modes:
 
