@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import Config
-from pipeline.io import TableError, atomic_folder, read_table
+from pipeline.io import TableError, atomic_folder, read_json, read_table
 from pipeline.report import data, plots
 from pipeline.report.render import render, save_figure, write_text
 from pipeline.report.trends import TrendConfig
@@ -40,7 +40,9 @@ def load_corpus(cfg: Config) -> data.Corpus:
             lineage = read_table(paths.topic_lineage, TopicLineage)
         except TableError:  # written before births were recorded: no births to show
             lineage = None
-    return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics), info, lineage)
+    state = read_json(paths.models / "topics" / "state.json") or {}
+    return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics), info, lineage,
+                     state.get("forming", []))
 
 
 def _save_all(figures: dict, folder: Path) -> dict:

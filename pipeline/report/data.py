@@ -16,13 +16,15 @@ class Corpus:
     papers: pd.DataFrame  # Papers columns + topic, probability
     themes: pd.DataFrame  # TopicInfo, indexed by topic
     lineage: pd.DataFrame = field(default_factory=pd.DataFrame)  # TopicLineage (empty when not written)
+    forming: list[dict] = field(default_factory=list)  # pool groups not yet themes (papers, nearest, label, week)
 
     @property
     def labels(self) -> dict[int, str]:
         return {int(t): str(label) for t, label in self.themes[TopicInfo.label].items()}
 
 
-def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame, lineage: pd.DataFrame | None = None) -> Corpus:
+def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame, lineage: pd.DataFrame | None = None,
+         forming: list[dict] | None = None) -> Corpus:
     assigned = doc_topics.set_index(DocTopics.paper_id)
     from pipeline.report.render import safe_url
 
@@ -32,7 +34,8 @@ def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame, lin
         # the only column that becomes a link in a report: unsafe targets are dropped here, once
         **{Papers.url: papers[Papers.url].map(safe_url)},
     )
-    return Corpus(out, info.set_index(TopicInfo.topic), lineage if lineage is not None else pd.DataFrame())
+    return Corpus(out, info.set_index(TopicInfo.topic), lineage if lineage is not None else pd.DataFrame(),
+                  list(forming or []))
 
 
 LEVELS = ("theme", "area")

@@ -45,6 +45,7 @@ class WeeklyReport:
     descriptions: dict[int, str] = field(default_factory=dict)
     groups: list[tuple[str | None, int, pd.DataFrame]] = field(default_factory=list)  # area, papers, rows
     born: dict[int, dict] = field(default_factory=dict)  # themes born in a weekly update: how, and their papers
+    forming: list[dict] = field(default_factory=list)  # pool groups of this week, not yet themes: label, near, papers
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
 
     @property
@@ -97,6 +98,13 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before),
                           covered, level, corpus.themes[TopicInfo.description].astype(str).to_dict())
     report.groups = group_rows(table, areas if level == "theme" else {})
+    if level == "theme":
+        by_id = papers.set_index(Papers.paper_id)
+        for group in corpus.forming:
+            if group.get("week") == report.week:
+                members = by_id.loc[[p for p in group["papers"] if p in by_id.index]].reset_index()
+                report.forming.append({"label": group["label"], "near": labels.get(group["nearest"]),
+                                       "papers": members})
     for t in report.by_status("new")["topic"]:
         if int(t) in born:
             # its papers up to this week (a report made later must not count papers that came after)
@@ -180,6 +188,13 @@ normalised by each week's volume, so a busy week lifts no theme by itself.</p>
 {% for p in b.papers.itertuples() %}<li>{% if p.url %}<a href="{{ p.url }}">{{ p.title }}</a>{% else %}{{ p.title }}{% endif %} <span class="note">({{ p.week }})</span></li>{% endfor %}
 </ul></details>{% endif %}</li>
 {% endfor %}</ul>{% else %}<p class="note">None.</p>{% endif %}
+{% if status == 'new' and r.forming %}
+<p class="note"><b>Forming, not yet themes:</b> groups of papers that no theme explains, too few yet to be
+named a theme (a theme is born at the size set by <code>emerge_min_size</code>). Their names are tentative.</p>
+<ul>{% for g in r.forming %}
+<li><i>{{ g.label }}</i>: {{ g.papers|length }} papers{% if g.near %}, nearest theme <b>{{ g.near }}</b>{% endif %}
+<details><summary>its papers</summary><ul>{% for p in g.papers.itertuples() %}<li>{% if p.url %}<a href="{{ p.url }}">{{ p.title }}</a>{% else %}{{ p.title }}{% endif %} <span class="note">({{ p.week }})</span></li>{% endfor %}</ul></details></li>
+{% endfor %}</ul>{% endif %}
 {% endfor %}
 {% set f = figures['movers'] %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
 <h2>{{ r.level|capitalize }}s this week</h2>
@@ -223,6 +238,9 @@ def to_markdown(r: WeeklyReport) -> str:
     for status, title in (("rising", "rising"), ("falling", "falling"), ("new", "new"), ("quiet", "went quiet")):
         names = ", ".join(esc(r.labels[t]) for t in r.by_status(status)["topic"])
         lines.append(f"- {len(r.by_status(status))} {title}{': ' + names if names else ''}")
+    for g in r.forming:
+        near = f", nearest theme {esc(g['near'])}" if g["near"] else ""
+        lines += ["", f"_Forming, not yet a theme:_ {esc(g['label'])} ({len(g['papers'])} papers{near})"]
     for t, b in r.born.items():
         grew = f"; it grew out of {esc(b['parent_label'])}" if b["parent_label"] else ""
         lines += ["", f"**New: {esc(r.labels[t])}**, born this week among papers that no earlier theme explained"

@@ -81,6 +81,7 @@ class State:
     next_area: int = 0
     born: dict[int, str] = field(default_factory=dict)  # theme -> week a weekly update found it
     fitted_week: str = ""  # newest week of the papers at the last fit or refit
+    forming: list[dict] = field(default_factory=list)  # pool groups still too small: papers, nearest, label, week
 
     def save(self, folder: Path) -> None:
         from safetensors.numpy import save_file
@@ -98,7 +99,7 @@ class State:
             "area_labels": {str(k): v for k, v in self.area_labels.items()},
             "area_descriptions": {str(k): v for k, v in self.area_descriptions.items()},
             "tree": self.tree, "next_area": self.next_area, "born": {str(k): v for k, v in self.born.items()},
-            "fitted_week": self.fitted_week,
+            "fitted_week": self.fitted_week, "forming": self.forming,
         }, folder / "state.json")
 
     @classmethod
@@ -120,7 +121,7 @@ class State:
             fitted_at=meta["fitted_at"], descriptions=ints("descriptions"), support=ints("support"),
             area_of={k: int(v) for k, v in ints("area_of").items()}, area_labels=ints("area_labels"),
             area_descriptions=ints("area_descriptions"), tree=meta.get("tree", []),
-            next_area=int(meta.get("next_area", 0)), born=ints("born"), fitted_week=meta.get("fitted_week", ""),
+            next_area=int(meta.get("next_area", 0)), born=ints("born"), fitted_week=meta.get("fitted_week", ""), forming=meta.get("forming", []),
         )
 
 
@@ -460,8 +461,24 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
             continue
         rows = g.rows[topics[g.rows] == -2]
         if len(rows):
-            forming.append({"rows": rows, "nearest": g.nearest})
+            forming.append({"rows": rows, "nearest": g.nearest, "week": newest,
+                            "label": _tentative_label(rows, g.nearest, topics, texts, titles, cfg)})
     return topics, lineage, forming
+
+
+def _tentative_label(rows: np.ndarray, nearest: int, topics: np.ndarray, texts: list[str], titles: list[str] | None,
+                     cfg: TopicsConfig) -> str:
+    """What a forming group's papers say most, against its nearest theme's papers (no embedding)."""
+    from pipeline.topics.label import name_groups
+    from pipeline.topics.model import stop_words
+
+    members = np.concatenate([rows, np.flatnonzero(topics == nearest)[:400]])
+    groups = np.where(np.isin(members, rows), 0, 1)
+    sub_texts = [texts[i] for i in members]
+    sub_titles = [titles[i] for i in members] if titles is not None else [x.split(". ", 1)[0] for x in sub_texts]
+    named = name_groups(sub_texts, sub_titles, groups, [0, 1], np.zeros((2, 1)), frozenset(stop_words(cfg.stop_words)),
+                        order=[0])
+    return named[0].label
 
 
 def _birth(state: State, group, topics: np.ndarray, texts: list[str], titles: list[str] | None,  # noqa: ANN001
@@ -733,6 +750,8 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
                  "week": newest, "pool_size": None, "pool_start": None, **row} for row in result.lineage]
         lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
     distinct_labels(result.state)
+    result.state.forming = [{"papers": [paper_ids[i] for i in f["rows"]], "nearest": int(f["nearest"]),
+                             "label": f["label"], "week": f["week"]} for f in result.forming]
     _save_model(folder, result, paper_ids)
     stamp = _stamp(fp, result.state)
     write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=stamp)

@@ -249,3 +249,26 @@ def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkey
     with pytest.raises(RuntimeError):
         report.write_weekly(themed, "2026-W23")
     assert not (folder.parent / "2026-W23").exists()
+
+
+def test_groups_still_forming_are_shown_as_such(themed):
+    import json
+
+    papers = read_table(themed.paths.papers, Papers)
+    week = papers[papers[Papers.week] == "2026-W24"]
+    state_file = themed.paths.models / "topics" / "state.json"
+    state = json.loads(state_file.read_text())
+    nearest = int(next(iter(state["labels"])))
+    state["forming"] = [{"papers": week[Papers.paper_id].tolist()[:3], "nearest": nearest,
+                         "label": "Quantum <b>annealing</b>", "week": "2026-W24"},
+                        {"papers": week[Papers.paper_id].tolist()[3:4], "nearest": nearest, "label": "Old group",
+                         "week": "2026-W23"}]
+    state_file.write_text(json.dumps(state))
+    report.write_weekly(themed, "2026-W24")
+    folder = themed.paths.reports / "weekly" / "2026-W24"
+    html = (folder / "index.html").read_text()
+    section = html[html.index("New this week ("):html.index("Went quiet (")]
+    assert "Forming, not yet themes" in section and "Quantum &lt;b&gt;annealing&lt;/b&gt;" in section
+    assert "3 papers, nearest theme" in section and "Old group" not in html
+    assert week[Papers.title].iloc[0][:30] in section.replace("&#39;", "'")
+    assert "_Forming, not yet a theme:_ Quantum &lt;b&gt;annealing&lt;/b&gt; (3 papers" in (folder / "report.md").read_text()

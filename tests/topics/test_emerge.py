@@ -87,6 +87,7 @@ def test_a_group_below_the_size_bound_is_forming_not_born(store):
     result, *_ = arrive(store, group, [f"Quantum annealing, paper {i}." for i in range(8)], "2025-W05", cfg)
     assert result.lineage == []
     assert len(result.forming) == 1 and set(result.forming[0]["rows"].tolist()) <= set(range(180, 188))
+    assert "annealing" in result.forming[0]["label"].lower() and result.forming[0]["week"] == "2025-W05"
     assert (result.topics[180:] == -1).all()
 
 
