@@ -126,10 +126,10 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
          abstract_len.map(lambda n: f"{n:,} characters (limit {cfg.max_abstract_chars:,})"))
     # an undated record (a daily feed's replacement notice) joins its paper if a dated, sound record
     # of the same arXiv id is held; only then can the paper be placed in a week
-    dated = set(df.loc[reason.isna() & df["_date"].notna() & df["_base_id"].notna(), "_base_id"])
+    why = dates.implausible(df["_date"])
+    dated = set(df.loc[reason.isna() & df["_date"].notna() & (why == "") & df["_base_id"].notna(), "_base_id"])
     mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date")
     mark(df["_date"].isna() & raw_date.notna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
-    why = dates.implausible(df["_date"])
     mark(why != "", "implausible date", pd.Series([f"date {v!r}: {w}" for v, w in zip(raw_date, why)], index=df.index))
     return reason, detail
 

@@ -149,7 +149,7 @@ class TopicsConfig:
     n_representatives: int = 3
     align_threshold: float = 0.55  # --refit: similarity needed for a new theme to keep an old id
     refit_every_weeks: int = 13  # automatic refit once the themes are this many weeks old (0: never)
-    refit_unexplained: float = 0.0  # automatic refit when this share of papers is unassigned (0: off)
+    refit_unexplained: float = 0.0  # automatic refit when this share of all papers waits in the pool (0: off)
     refit_keeps_placed: bool = True  # a refit keeps every theme that holds papers; placed papers move only into new or split themes
     emerge: bool = True  # weekly updates find new themes among papers no theme explains (topics/emerge.py)
     emerge_window: int = 4  # weeks such papers wait in the pool

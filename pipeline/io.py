@@ -57,6 +57,7 @@ def atomic_folder(folder: Path) -> Iterator[Path]:
     """Yield a temporary folder beside ``folder``; on success it takes ``folder``'s place (the old one,
     if any, is removed after the swap), on error it goes: a reader never sees a half-written folder."""
     folder.parent.mkdir(parents=True, exist_ok=True)
+    restore_folder(folder)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
     old = folder.parent / f".{folder.name}.old-{os.getpid()}"
     try:
@@ -67,7 +68,18 @@ def atomic_folder(folder: Path) -> Iterator[Path]:
         os.replace(tmp, folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)
+        if folder.exists():  # the old folder goes only once the new one is in place
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def restore_folder(folder: Path) -> None:
+    """Put back the previous ``folder`` when a process was killed between moving it aside and moving
+    its replacement in (``atomic_folder``), so the folder is never simply gone."""
+    if folder.exists():
+        return
+    left = sorted(folder.parent.glob(f".{folder.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if left:
+        os.replace(left[-1], folder)
 
 
 def _validate(df: pd.DataFrame, model: type[pa.DataFrameModel], where: Path) -> pd.DataFrame:

@@ -308,3 +308,11 @@ def test_clean_killed_before_its_record_runs_again(project, monkeypatch):
     result = clean.run(cfg)
     assert result.ran  # not skipped with the old summary
     assert result.counts["raw records"] == len(read_table(cfg.paths.listings, __import__("pipeline.schemas").schemas.Listings))
+
+
+def test_an_undated_version_does_not_lean_on_an_implausibly_dated_one():
+    df = listings(dict(arxiv_id="2501.00001v1", title="T", abstract=ABSTRACT, published="1970-01-01"),
+                  dict(arxiv_id="2501.00001v2", title="T", abstract=ABSTRACT))
+    result = clean_listings(df, CFG)
+    assert result.papers.empty
+    assert sorted(result.quarantine["reason"]) == ["implausible date", "no date"]

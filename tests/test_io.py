@@ -105,3 +105,22 @@ def test_written_files_get_normal_permissions_not_mkstemps_private_ones(tmp_path
     os.umask(mask)
     for name in ("a.txt", "b.xml"):
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~mask  # 0o644 under the usual umask
+
+
+def test_a_folder_swap_killed_half_way_leaves_the_old_folder_to_be_put_back(tmp_path):
+    import os
+
+    from pipeline.io import atomic_folder, restore_folder
+
+    folder = tmp_path / "topics"
+    folder.mkdir()
+    (folder / "state.json").write_text("old")
+    os.replace(folder, tmp_path / ".topics.old-12345")  # killed right after moving the old one aside
+    restore_folder(folder)
+    assert (folder / "state.json").read_text() == "old"
+    os.replace(folder, tmp_path / ".topics.old-12345")
+    with atomic_folder(folder) as tmp:  # the next writer puts it back before it swaps its own in
+        assert (folder / "state.json").read_text() == "old"
+        (tmp / "state.json").write_text("new")
+    assert (folder / "state.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["topics"]

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import Config, TopicsConfig, as_dict
-from pipeline.io import TableError, atomic_path, read_json, read_table, write_json, write_table
+from pipeline.io import TableError, atomic_path, read_json, read_table, restore_folder, write_json, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
 from pipeline.stage import StageResult, code_version, fingerprint, outputs_current
 from pipeline.topics.embed import Embedder, EmbeddingCache, SentenceTransformerEmbedder
@@ -135,6 +135,7 @@ class Assignment:
     mode: str
     bertopic: object | None = None
     forming: list[dict] = field(default_factory=list)  # pool groups still too small: rows, nearest theme
+    unexplained: float = 0.0  # an update: share of papers in the pool before the cap placed any
 
 
 def distinct_labels(state: State) -> None:
@@ -209,6 +210,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
                                                        for t in order},
         support={ids[t]: float(model.label_support_[t]) for t in order},
     )
+    if previous is not None:  # a theme born in a weekly update keeps its birth week
+        state.born = {t: week for t, week in previous.born.items() if t in set(state.ids.tolist())}
     topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
     similarity = model.similarity_
     if previous is not None and cfg.refit_keeps_placed:
@@ -258,6 +261,8 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
         state.words[t] = previous.words.get(t, [])
         state.descriptions[t] = previous.descriptions.get(t, previous.labels[t])
         state.support[t] = previous.support.get(t, 0.0)
+        if t in previous.born:
+            state.born[t] = previous.born[t]
         clash = next((u for u, label in state.labels.items() if label == previous.labels[t]), None)
         state.labels[t] = previous.labels[t]
         if clash is not None:
@@ -381,14 +386,21 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     else:
         pooled = np.zeros(len(topics), dtype=bool)
     near, best = nearest(embeddings, state.centroids, state.ids)
-    # the other new papers are placed; papers left unassigned by an earlier run stay so, unless the
-    # pool let them go (they are outside its window): then they join their nearest theme too
+    # the other new papers are placed. With detection on, unassigned papers outside the pool (older
+    # than its window, the fit's outliers among them) are candidates too: they join their nearest
+    # theme when similar enough, or when the cap on unassigned papers, which the pool counts
+    # against, requires it. Without detection, papers left unassigned by an earlier run stay so.
     candidates = (~known | (topics == -1)) & ~pooled if cfg.emerge and weeks is not None else ~known
     topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
+    unexplained = float(pooled.mean()) if len(pooled) else 0.0
     if pooled.any():  # the pool counts against the cap on unassigned papers
         topics = reassign_outliers(topics, best, near, 2.0, cfg.max_outlier_share, candidates=pooled)
+    forming = [{**f, "rows": f["rows"][topics[f["rows"]] == -1]} for f in forming]  # the cap may have placed some
+    forming = [f for f in forming if len(f["rows"])]
     similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
-    return Assignment(topics, similarity, state, lineage, "update", forming=forming)
+    result = Assignment(topics, similarity, state, lineage, "update", forming=forming)
+    result.unexplained = unexplained
+    return result
 
 
 def _week_minus(week: str, n: int) -> str:
@@ -630,19 +642,16 @@ def _save_model(folder: Path, result: Assignment, paper_ids: list[str]) -> None:
 
 
 def _previous_assignment(paths, folder: Path) -> dict[str, int]:  # noqa: ANN001 - Paths
-    """Each paper's theme as last written: ``doc_topics``, or, when that table is missing or
-    damaged, the copy the model folder keeps, so that theme ids survive either way."""
-    try:
-        previous = read_table(paths.doc_topics, DocTopics)
-    except TableError as exc:
-        kept = folder / "assignment.parquet"
-        if not kept.exists():
-            if paths.doc_topics.exists():
-                raise
-            return {}
-        log.warning("topics: %s; each paper's theme is taken from %s", exc if paths.doc_topics.exists()
-                    else f"{paths.display(paths.doc_topics)} is missing", paths.display(kept))
+    """Each paper's theme as last fitted: the copy the model folder keeps (written with the state, so
+    the two always agree, even when a run was killed before ``doc_topics`` was written), or
+    ``doc_topics`` for a model folder from before that copy existed."""
+    kept = folder / "assignment.parquet"
+    if kept.exists():
         previous = pd.read_parquet(kept)
+    elif paths.doc_topics.exists():
+        previous = read_table(paths.doc_topics, DocTopics)
+    else:
+        return {}
     return dict(zip(previous[DocTopics.paper_id], previous[DocTopics.topic].astype(int)))
 
 
@@ -689,6 +698,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     code = code_version("pipeline.topics", "pipeline.schemas")
     fp = fingerprint(code, {**as_dict(cfg.topics), "embedder": embedder.identity}, [paths.papers])
     outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
+    restore_folder(folder)  # a run killed in the middle of swapping the model folder in
     held = State.load(folder)
     # the tables and the run record name the fit they came from, and the record is written last: a
     # run killed part-way (or a refit of the same papers) is never taken for a finished one
@@ -733,9 +743,9 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
                         texts=texts, titles=titles, embed=embedder.encode)
         if not state.tree:  # themes fitted before areas existed
             add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=embedder.encode)
-        unexplained = float((result.topics == -1).mean())
+        unexplained = result.unexplained  # measured before the cap on unassigned papers
         if cfg.topics.refit_unexplained and unexplained >= cfg.topics.refit_unexplained:
-            log.info("topics: %.1f %% of the papers are unexplained (refit_unexplained %.1f %%); refitting",
+            log.info("topics: %.1f %% of the papers wait unexplained (refit_unexplained %.1f %%); refitting",
                      100 * unexplained, 100 * cfg.topics.refit_unexplained)
             result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, State.load(folder),
                          previous_topics, titles=titles, embed=embedder.encode)

@@ -131,7 +131,7 @@ def calibrate(embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centr
             neighbour_q[j] = -1.0
     between = centroids @ centroids.T if n_ids else np.zeros((0, 0))
     np.fill_diagonal(between, -np.inf)
-    nearest_theme = between.max(axis=1) if n_ids > 1 else np.full(n_ids, -1.0)
+    nearest_theme = between.max(axis=1) if n_ids > 1 else np.full(n_ids, np.nan)  # no other theme to be near
     return Calibration(ids, centroid_q, neighbour_q, members, cohesion, nearest_theme)
 
 
@@ -170,9 +170,10 @@ def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: R
     tail = binom.sf(np.arange(k + 1) - 1, k, share)  # P(at least c unplaced neighbours), c = 0..k
     bound = int(np.argmax(tail <= rules.novel_alpha)) if (tail <= rules.novel_alpha).any() else k + 1
     out = np.zeros(len(rows), bool)
+    others = embeddings[reference].T
     for start in range(0, len(rows), chunk):
         block = rows[start:start + chunk]
-        sims = embeddings[block] @ embeddings[reference].T
+        sims = embeddings[block] @ others
         sims[np.arange(len(block)), start + np.arange(len(block))] = -np.inf  # not itself
         top = np.argpartition(-sims, k, axis=1)[:, :k]
         out[start:start + len(block)] = (top < len(rows)).sum(axis=1) >= bound

@@ -115,15 +115,29 @@ def test_the_pool_waits_for_the_window_then_its_papers_join_their_nearest_theme(
 
 
 def test_the_same_input_gives_the_same_births(store):
-    group = around(store["rng"], store["centres"][3], 12)
+    import copy
+
+    group = around(store["rng"], store["centres"][3], 12, spread=0.25)
     texts = [f"Quantum annealing schedules, paper {i}." for i in range(12)]
-    state = store["state"]
-    first = arrive({**store, "state": dataclasses.replace(state, labels=dict(state.labels),
-                                                          words=dict(state.words))}, group, texts, "2025-W05")[0]
-    second = arrive({**store, "state": dataclasses.replace(state, labels=dict(state.labels),
-                                                           words=dict(state.words))}, group, texts, "2025-W05")[0]
-    assert first.topics.tolist() == second.topics.tolist()
-    assert first.state.labels == second.state.labels
+    first = arrive({**store, "state": copy.deepcopy(store["state"])}, group, texts, "2025-W05")[0]
+    second = arrive({**store, "state": copy.deepcopy(store["state"])}, group, texts, "2025-W05")[0]
+    assert first.lineage and first.topics.tolist() == second.topics.tolist()
+    assert first.state.labels == second.state.labels and first.state.tree == second.state.tree
+
+
+def test_a_store_of_one_theme_can_still_see_one_born():
+    rng = np.random.default_rng(3)
+    centres = unit(rng.standard_normal((2, DIM)))
+    members = around(rng, centres[0], 60).astype(np.float32)
+    state = State(ids=np.array([0]), centroids=unit(members.mean(0, keepdims=True)), words={0: []},
+                  labels={0: "Graph partitioning"}, embedder="test", next_id=1, fitted_at="")
+    group = around(rng, centres[1], 12, spread=0.25)
+    embeddings = np.vstack([members, group]).astype(np.float32)
+    texts = ["Graph partitioning for solvers."] * 60 + [f"Quantum annealing schedules {i}." for i in range(12)]
+    ids = [f"p{i}" for i in range(72)]
+    result = update(embeddings, ids, TopicsConfig(), state, {p: 0 for p in ids[:60]},
+                    weeks=["2025-W01"] * 60 + ["2025-W05"] * 12, texts=texts)
+    assert [row["relation"] for row in result.lineage] == ["new"] and (result.topics[60:] == 1).sum() >= 10
 
 
 def test_calibration_and_the_explanation_test():

@@ -298,3 +298,15 @@ def test_the_assignment_survives_a_lost_doc_topics_table(cleaned, hash_embedder)
     cleaned.paths.doc_topics.write_bytes(b"PAR1 damaged")
     topics.run(cleaned, embedder=hash_embedder)
     assert tables(cleaned)[0]["topic"].to_dict() == before["topic"].to_dict()
+
+
+def test_a_refit_keeps_the_birth_week_of_a_theme_born_in_an_update(cleaned, hash_embedder):
+    topics.run(cleaned, embedder=hash_embedder)
+    folder = cleaned.paths.models / "topics"
+    meta = json.loads((folder / "state.json").read_text())
+    theme = int(next(iter(meta["labels"])))
+    meta["born"] = {str(theme): "2026-W24"}
+    (folder / "state.json").write_text(json.dumps(meta))
+    topics.run(cleaned, refit=True, embedder=hash_embedder)
+    assert topics.State.load(folder).born == {theme: "2026-W24"}
+    assert read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic").loc[theme, "first_week"] == "2026-W24"
