@@ -72,7 +72,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
                  level: str = "theme") -> StageResult:
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``."""
-    from pipeline.report.weekly import REPORT_HTML, STATUS_TEXT, build, to_markdown
+    from pipeline.report.weekly import REPORT_HTML, STATUS_TEXT, build, opening, to_markdown
 
     start = time.perf_counter()
     corpus = load_corpus(cfg)
@@ -90,6 +90,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         papers = report.papers.sort_values(Papers.title)
         html = render(
             REPORT_HTML, r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
+            opening=opening(report),
             papers_of=lambda t: papers[papers["topic"] == t][[Papers.title, Papers.url]].rename(
                 columns={Papers.title: "title", Papers.url: "url"}).fillna(""),
             unassigned=papers[papers["topic"] == -1],

@@ -137,6 +137,32 @@ def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig()
     return report
 
 
+def _names(labels: list[str], most: int = 3) -> str:
+    """``A``, ``A and B``, ``A, B and C``, ``A, B, C and 2 more``."""
+    shown = labels[:most] + ([f"{len(labels) - most} more"] if len(labels) > most else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def opening(r: WeeklyReport) -> list[str]:
+    """Three plain sentences before the numbers: the week's volume against the usual week, what rose
+    and fell, and what is new (text from the data is escaped where it is rendered)."""
+    n = len(r.papers)
+    usual = r.trailing_papers / r.trailing_weeks if r.trailing_weeks else 0
+    papers = f"{n:,} paper{'s' if n != 1 else ''}"
+    volume = (f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})."
+              if usual else f"{papers}; no earlier week holds papers to compare with.")
+    moved = []
+    for status, word in (("rising", "Rising"), ("falling", "Falling")):
+        names = [r.labels[t] for t in r.by_status(status)["topic"]]
+        if names:
+            moved.append(f"{word}: {_names(names)}.")
+    movement = " ".join(moved) or f"No {r.level} rose or fell beyond what chance explains."
+    new = [r.labels[t] for t in r.by_status("new")["topic"]]
+    forming = f" Forming, not yet {r.level}s: {_names([g['label'] for g in r.forming])}." if r.forming else ""
+    novelty = (f"New: {_names(new)}." if new else f"No {r.level} is new this week.") + forming
+    return [volume, movement, novelty]
+
+
 def group_rows(trend: pd.DataFrame, areas: dict[int, tuple[int, str]]) -> list[tuple[str | None, int, pd.DataFrame]]:
     """The week's themes (those with papers) ranked by share, grouped under their areas (largest area
     this week first); without ``areas`` one group. Each row keeps its overall ``rank``."""
@@ -158,6 +184,7 @@ REPORT_HTML = """<!doctype html>
 <p class="empty">No papers were published in {{ r.week }}. The themes and the weeks before it are unchanged;
 pick another week with <code>--week</code>.</p>
 {% endif %}
+{% if not r.empty %}<p class="lead">{% for sentence in opening %}{{ sentence }} {% endfor %}</p>{% endif %}
 <h2>The week in numbers</h2>
 <div class="numbers">
  <div><b>{{ r.papers|length }}</b>new papers</div>
@@ -233,7 +260,9 @@ def to_markdown(r: WeeklyReport) -> str:
              f"{r.monday:%a %d %b %Y} – {r.sunday:%a %d %b %Y} (ISO week, UTC)", ""]
     if r.empty:
         lines += [f"**No papers were published in {r.week}.**", ""]
-    mean = r.trailing_papers / r.trailing_weeks
+    else:
+        lines += [esc(" ".join(opening(r))), ""]
+    mean = r.trailing_papers / r.trailing_weeks if r.trailing_weeks else 0.0
     lines += ["## The week in numbers", "", f"- {len(r.papers)} new papers (weekly mean of {r.trailing_text}: {mean:.0f})"]
     for status, title in (("rising", "rising"), ("falling", "falling"), ("new", "new"), ("quiet", "went quiet")):
         names = ", ".join(esc(r.labels[t]) for t in r.by_status(status)["topic"])

@@ -275,3 +275,30 @@ def test_groups_still_forming_are_shown_as_such(themed):
     assert "3 papers, nearest theme" in section and "Old group" not in html
     assert week[Papers.title].iloc[0][:30] in section.replace("&#39;", "'")
     assert "_Forming, not yet a theme:_ Quantum &lt;b&gt;annealing&lt;/b&gt; (3 papers" in (folder / "report.md").read_text()
+
+
+def test_the_weekly_report_opens_with_three_plain_sentences(themed):
+    from pipeline.report.weekly import build, opening
+
+    built = build(report.load_corpus(themed), data.monday_of("2026-W24"))
+    sentences = opening(built)
+    usual = built.trailing_papers / built.trailing_weeks
+    assert sentences[0].startswith(f"5 papers, {5 / usual:.1f} × the usual week")
+    rising = [built.labels[t] for t in built.by_status("rising")["topic"]]
+    falling = [built.labels[t] for t in built.by_status("falling")["topic"]]
+    if rising or falling:
+        assert all(name in sentences[1] for name in (rising + falling)[:3])
+    else:
+        assert sentences[1] == "No theme rose or fell beyond what chance explains."
+    new = [built.labels[t] for t in built.by_status("new")["topic"]]
+    assert sentences[2] == (f"New: {', '.join(new[:-1]) + ' and ' + new[-1] if len(new) > 1 else new[0]}."
+                            if new and len(new) <= 3 else sentences[2] if new else "No theme is new this week.")
+    report.write_weekly(themed, "2026-W24")
+    folder = themed.paths.reports / "weekly" / "2026-W24"
+    page = (folder / "index.html").read_text().replace("&#39;", "'")
+    assert page.index('<p class="lead">5 papers,') < page.index("The week in numbers")
+    md = (folder / "report.md").read_text()
+    assert md.index("5 papers, ") < md.index("## The week in numbers")
+    # the first weeks of the listings have nothing to compare with
+    first = build(report.load_corpus(themed), data.monday_of("2025-W18"))
+    assert opening(first)[0] == "1 paper; no earlier week holds papers to compare with."
