@@ -10,6 +10,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 _PALETTE = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
@@ -276,6 +277,48 @@ def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top:
         ax.text(-0.01, 0.5, _short(labels.get(t, str(t)), 34), transform=ax.transAxes, ha="right", va="center", fontsize=7.5)
         ax.text(1.01, 0.5, str(int(counts[t].sum())), transform=ax.transAxes, ha="left", va="center", fontsize=7)
     fig.suptitle(title, x=0.01, ha="left", fontsize=11)
+    return fig
+
+
+EVENT_MARKS = {"new": ("^", "born"), "split": ("D", "split off"), "merged": ("o", "merged away"),
+               "retired": ("X", "retired")}
+
+
+def history(events: pd.DataFrame, counts: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = 20) -> Figure:
+    """When themes were born, split off, merged away or retired (``events``: topic, relation, week,
+    parent), each on its own row over its weekly papers (``counts``: weeks x themes; each row scaled
+    to its own busiest week), latest first."""
+    if events.empty:
+        return message("No theme was born, split, merged or retired in this period: every theme dates from "
+                       "the first fit.", width=7.5)
+    weeks = list(counts.index) if not counts.empty else sorted(events["week"].unique())
+    order = events.sort_values(["week", "topic"], ascending=[False, True]).drop_duplicates("topic").head(top)
+    fig = _figure(7.5, 0.9 + 0.34 * len(order))
+    ax = fig.add_subplot()
+    for row, (t, _) in enumerate(zip(order["topic"], order["week"])):
+        y = len(order) - 1 - row
+        if t in counts.columns:  # each row scaled to its own busiest week
+            series = counts[t].to_numpy(dtype=float)
+            ax.fill_between(range(len(weeks)), y, y + 0.8 * series / max(series.max(), 1.0), color=theme_color(t),
+                            alpha=0.35, linewidth=0)
+        for event in events[events["topic"] == t].itertuples():
+            if event.week in weeks:
+                marker, _ = EVENT_MARKS[event.relation]
+                ax.plot(weeks.index(event.week), y + 0.4, marker=marker, color=theme_color(t), markersize=7,
+                        markeredgecolor="#222222", linestyle="none")
+        parent = order.loc[order["topic"] == t, "parent"].iloc[0]
+        name = _short(labels.get(t, f"theme {t}"), 30) + (f"  (from {_short(labels.get(int(parent), str(parent)), 18)})"
+                                                         if pd.notna(parent) else "")
+        ax.text(-0.01, y + 0.4, name, transform=ax.get_yaxis_transform(), ha="right", va="center", fontsize=7.5)
+    ax.set_ylim(-0.3, len(order))
+    ax.set_yticks([])
+    _week_ticks(ax, [str(w) for w in weeks])
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    handles = [Line2D([], [], marker=m, linestyle="none", color="#888888", markeredgecolor="#222222", label=word)
+               for m, word in EVENT_MARKS.values()]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7.5, frameon=False)
+    ax.set_title(title, loc="left", fontsize=11)
     return fig
 
 

@@ -103,6 +103,25 @@ def area_centroids(corpus: Corpus, centroids: dict[int, np.ndarray]) -> dict[int
     return {a: v / max(float(np.linalg.norm(v)), 1e-12) for a, v in out.items()}
 
 
+def theme_events(corpus: Corpus, weeks: list[str]) -> pd.DataFrame:
+    """Births (weekly updates), splits, merges and retirements (refits) of ``topic_lineage`` in
+    ``weeks``: one row per event with its theme, relation, week and parent (the theme split from)."""
+    lineage = corpus.lineage
+    columns = ["topic", "relation", "week", "parent"]
+    if lineage.empty or "mode" not in lineage.columns or not weeks:
+        return pd.DataFrame(columns=columns)
+    rows = lineage[lineage["mode"].isin(["update", "refit"]) & lineage["relation"].isin(plots.EVENT_MARKS)
+                   & lineage["week"].isin(weeks)]
+    ends = rows["relation"].isin(["merged", "retired"])
+    events = pd.DataFrame({
+        "topic": rows["to_topic"].where(~ends, rows["from_topic"]),
+        "relation": rows["relation"], "week": rows["week"],
+        "parent": rows["from_topic"].where(rows["relation"] == "split"),
+    }).dropna(subset=["topic"])
+    events["topic"] = events["topic"].astype(int)
+    return events.reset_index(drop=True)[columns]
+
+
 def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarray], since: pd.Timestamp,
           until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme") -> Survey:
     """The survey of [since, until]. At ``level="area"`` areas take the place of themes everywhere;
@@ -149,6 +168,11 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
                                    f"{noun.capitalize()} joined by the cosine distance of their centroids (average linkage).")
     if not counts.empty:
         counts.index = [week_label(m) for m in counts.index]
+    events = theme_events(corpus, list(counts.index) if not counts.empty else []) if level == "theme" else None
+    if events is not None:
+        survey.figures["history"] = (plots.history(events, counts, labels, title="How themes were born, split and ended"),
+                                     "Themes born in a weekly update, split off, merged away or retired by a refit in "
+                                     "the period (topic_lineage.parquet), each over its weekly papers; latest first.")
     survey.figures["sparklines"] = (plots.sparklines(counts, labels, title=f"Papers per week, by {level}"),
                                     f"Weekly papers per {level}, {span}; the number is the total"
                                     + _largest(plots.TOP_THEMES, len(sizes), noun=noun))

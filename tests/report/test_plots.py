@@ -19,3 +19,33 @@ def test_map_labels_are_moved_apart_until_no_two_boxes_overlap():
     # labels that were clear of the others stay near their themes
     lonely = [i for i in range(12, 32) if (np.abs(centres[i] - np.delete(centres, i, 0)) > 2).any(axis=1).all()]
     assert all(np.linalg.norm(placed[i] - centres[i]) < 1.0 for i in lonely)
+
+
+def test_theme_history_marks_births_splits_and_ends():
+    import pandas as pd
+
+    from pipeline.report import plots
+    from pipeline.report.data import Corpus
+    from pipeline.report.survey import theme_events
+
+    lineage = pd.DataFrame([
+        {"run": "r1", "from_topic": None, "to_topic": 0, "relation": "new", "mode": "fit", "week": "2025-W01"},
+        {"run": "r2", "from_topic": None, "to_topic": 7, "relation": "new", "mode": "update", "week": "2025-W03"},
+        {"run": "r3", "from_topic": 0, "to_topic": 8, "relation": "split", "mode": "refit", "week": "2025-W04"},
+        {"run": "r3", "from_topic": 1, "to_topic": None, "relation": "retired", "mode": "refit", "week": "2025-W04"},
+        {"run": "r4", "from_topic": None, "to_topic": 9, "relation": "new", "mode": "update", "week": "2026-W10"},
+    ])
+    corpus = Corpus(pd.DataFrame(), pd.DataFrame(), lineage)
+    weeks = ["2025-W01", "2025-W02", "2025-W03", "2025-W04"]
+    events = theme_events(corpus, weeks)
+    assert events[["topic", "relation", "week"]].values.tolist() == [
+        [7, "new", "2025-W03"], [8, "split", "2025-W04"], [1, "retired", "2025-W04"]]
+    assert events["parent"].tolist()[1] == 0 and events["parent"].isna().tolist() == [True, False, True]
+    assert sorted(events["topic"]) == [1, 7, 8]  # the fit's own themes and weeks outside are not events
+    counts = pd.DataFrame({0: [3, 4, 2, 1], 7: [0, 1, 5, 6], 8: [0, 0, 0, 4]}, index=weeks)
+    fig = plots.history(events, counts, {0: "Graph partitioning", 7: "Quantum annealing", 8: "Sparse solvers"},
+                        title="History")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "Sparse solvers  (from Graph partitioning)" in texts and "Quantum annealing" in texts
+    empty = plots.history(events.iloc[:0], counts, {}, title="History")
+    assert "No theme was born, split, merged or retired" in empty.axes[0].texts[0].get_text()
