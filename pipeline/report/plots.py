@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
 _PALETTE = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
@@ -28,7 +29,8 @@ def theme_color(topic: int) -> str:
 
 
 def _short(label: str, width: int = 28) -> str:
-    return textwrap.shorten(label, width=width, placeholder="…")
+    short = textwrap.shorten(label, width=width, placeholder="…")
+    return short if short != "…" else label[: max(width - 1, 1)] + "…"  # a first word longer than the width
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -277,6 +279,73 @@ def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top:
         ax.text(-0.01, 0.5, _short(labels.get(t, str(t)), 34), transform=ax.transAxes, ha="right", va="center", fontsize=7.5)
         ax.text(1.01, 0.5, str(int(counts[t].sum())), transform=ax.transAxes, ha="left", va="center", fontsize=7)
     fig.suptitle(title, x=0.01, ha="left", fontsize=11)
+    return fig
+
+
+def squarify(values: list[float], x: float, y: float, width: float, height: float) -> list[tuple[float, float, float, float]]:
+    """Rectangles (x, y, w, h) tiling the box in proportion to ``values`` (sorted largest first), as
+    near square as the squarified treemap of Bruls, Huizing and van Wijk (2000) makes them."""
+    total = float(sum(values))
+    if not values or total <= 0:
+        return [(x, y, 0.0, 0.0) for _ in values]
+    scaled = [v * width * height / total for v in values]
+    rects: list[tuple[float, float, float, float]] = []
+
+    def worst(row: list[float], side: float) -> float:
+        s = sum(row)
+        return max(max(side * side * r / (s * s), s * s / (side * side * r)) for r in row)
+
+    i = 0
+    while i < len(scaled):
+        side = min(width, height)
+        row = [scaled[i]]
+        i += 1
+        while i < len(scaled) and worst(row + [scaled[i]], side) <= worst(row, side):
+            row.append(scaled[i])
+            i += 1
+        s = sum(row)
+        if width >= height:  # a column on the left
+            column = s / height if height else 0.0
+            offset = y
+            for r in row:
+                rects.append((x, offset, column, r / column if column else 0.0))
+                offset += r / column if column else 0.0
+            x, width = x + column, width - column
+        else:  # a row along the bottom
+            band = s / width if width else 0.0
+            offset = x
+            for r in row:
+                rects.append((offset, y, r / band if band else 0.0, band))
+                offset += r / band if band else 0.0
+            y, height = y + band, height - band
+    return rects
+
+
+def area_treemap(tree: list[tuple[str, list[tuple[int, str, int]]]], *, title: str) -> Figure:
+    """Areas (outlined, named large) holding their themes (coloured, named where they fit), each
+    sized by its papers. ``tree``: [(area label, [(theme, label, papers), ...]), ...]."""
+    tree = [(area, sorted([t for t in themes if t[2] > 0], key=lambda t: -t[2])) for area, themes in tree]
+    tree = sorted([(a, ts) for a, ts in tree if ts], key=lambda a: -sum(t[2] for t in a[1]))
+    if not tree:
+        return message("No papers in this period.")
+    fig = _figure(9, 5.6)
+    ax = fig.add_subplot()
+    outer = squarify([sum(t[2] for t in themes) for _, themes in tree], 0, 0, 100, 62)
+    for (area, themes), (ax_, ay, aw, ah) in zip(tree, outer):
+        inner = squarify([t[2] for t in themes], ax_ + 0.4, ay + 0.4, max(aw - 0.8, 0), max(ah - 3.2, 0))
+        for (topic, label, papers), (x, y, w, h) in zip(themes, inner):
+            ax.add_patch(Rectangle((x, y), w, h, facecolor=theme_color(topic), alpha=0.55, edgecolor="white", linewidth=0.8))
+            if w > 6.5 and h > 2.6:
+                ax.text(x + 0.5, y + h - 0.5, f"{_short(label, max(int(w * 1.7), 8))}\n{papers}",
+                        ha="left", va="top", fontsize=6.5, color="#111111")
+        ax.add_patch(Rectangle((ax_, ay), aw, ah, facecolor="none", edgecolor="#333333", linewidth=1.4))
+        if aw > 6:
+            ax.text(ax_ + 0.6, ay + ah - 0.5, _short(area, max(int(aw * 1.2), 6)), ha="left",
+                    va="top", fontsize=8.5, fontweight="bold", color="#111111")
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 62)
+    ax.set_axis_off()
+    ax.set_title(title, loc="left", fontsize=11)
     return fig
 
 

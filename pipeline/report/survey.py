@@ -160,6 +160,12 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
                                              max_labels=MAP_LABELS),
                              f"Every paper, coloured by {level}; {level}s close in meaning are close on the map"
                              + _largest(MAP_LABELS, len(sizes), " are named", noun))
+    if level == "theme" and len(survey.groups) > 1:
+        tree = [(name, [(int(t), labels.get(int(t), str(t)), int(n)) for t, n in rows["size_in_period"].items()])
+                for name, _, rows in survey.groups]
+        survey.figures["areas"] = (plots.area_treemap(tree, title=f"Areas and their themes, {span}"),
+                                   "Each area (outlined, named in bold) holds its themes; every box is sized by its "
+                                   "papers in the period. Themes too small to name here are in the table below.")
     survey.figures["sizes"] = (plots.sizes(sizes, labels, title=f"{noun.capitalize()} by size"),
                                f"Papers per {level} in the period" + _largest(plots.TOP_THEMES, len(sizes), noun=noun))
     present = [t for t in sorted(centroids) if t in sizes.index]

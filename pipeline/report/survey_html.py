@@ -15,7 +15,7 @@ SURVEY_HTML = """<!doctype html>
 in {{ s.groups|length }} areas{% endif %} ·
 generated {{ generated }}</p>
 {% if not s.papers|length %}<p class="empty">No papers in this period.</p>{% endif %}
-{% for key in ['map', 'sizes', 'growth', 'history', 'hierarchy', 'sparklines', 'categories'] if key in figures %}{% set f = figures[key] %}
+{% for key in ['map', 'areas', 'sizes', 'growth', 'history', 'hierarchy', 'sparklines', 'categories'] if key in figures %}{% set f = figures[key] %}
 <figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
 {% endfor %}
 <h2>{{ s.level|capitalize }}s</h2>

@@ -49,3 +49,20 @@ def test_theme_history_marks_births_splits_and_ends():
     assert "Sparse solvers  (from Graph partitioning)" in texts and "Quantum annealing" in texts
     empty = plots.history(events.iloc[:0], counts, {}, title="History")
     assert "No theme was born, split, merged or retired" in empty.axes[0].texts[0].get_text()
+
+
+def test_area_treemap_tiles_areas_and_names_what_fits():
+    from pipeline.report import plots
+
+    rects = plots.squarify([6, 6, 4, 3, 2, 2, 1], 0, 0, 6, 4)
+    assert abs(sum(w * h for _, _, w, h in rects) - 24) < 1e-9  # the box, tiled exactly
+    assert all(0 <= x and x + w <= 6 + 1e-9 and 0 <= y and y + h <= 4 + 1e-9 for x, y, w, h in rects)
+    assert [round(w * h, 9) for _, _, w, h in rects] == [6, 6, 4, 3, 2, 2, 1]
+    tree = [("Systems", [(0, "GPU kernels", 120), (1, "Serving", 80), (4, "Tiny", 1)]),
+            ("Learning", [(2, "Federated learning", 150), (3, "Empty", 0)])]
+    fig = plots.area_treemap(tree, title="Areas")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "Systems" in texts and "Learning" in texts
+    assert "GPU kernels\n120" in texts and "Federated learning\n150" in texts
+    assert not any(t.startswith("Empty") for t in texts)  # a theme without papers gets no box
+    assert plots._short("Supercalifragilistic", 8) == "Superca…"
