@@ -8,6 +8,7 @@ are not dates: a date has digits.
 
 from __future__ import annotations
 
+import datetime as dt
 import email.utils
 import re
 
@@ -34,6 +35,21 @@ def parse_datetime(raw: str | None) -> pd.Timestamp | None:
     if stamp is pd.NaT:
         return None
     return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
+
+def week_monday(label: str) -> dt.date:
+    """``2026-W01`` -> the Monday starting that ISO week, 2025-12-29; ValueError for anything else."""
+    try:
+        year, week = label.split("-W")
+        return dt.date.fromisocalendar(int(year), int(week), 1)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not an ISO week: {label!r} (expected e.g. 2026-W23)") from exc
+
+
+def week_label(day: dt.date) -> str:
+    """The ISO week a day (or timestamp) lies in: ``2026-W01``."""
+    iso = day.isocalendar()
+    return f"{iso.year}-W{iso.week:02d}"
 
 
 ARXIV_BEGAN = pd.Timestamp("1991-08-01", tz="UTC")  # the first arXiv listings

@@ -167,12 +167,8 @@ def _continuation(job: _Job, window: Window, manifest: dict[str, Any], pages: di
     or removed before ``start``): results after the gap moved back, so the page at ``start`` would
     miss some. Continue with a new query from the minute of the last result held instead; both hold
     that minute, so nothing falls between them."""
-    previous = job.folder / pages[max(s for s in pages if s < start)]["file"]
-    try:
-        last = last_submitted(previous.read_bytes())
-    except (BrokenResponse, RefusedQuery) as exc:
-        raise FetchError(f"{previous}: stored page does not parse ({exc}); move it aside and fetch again") from exc
-    rest = Window(max(window.start, floor_minute(last)), window.end) if last else window
+    minute = _last_held_minute(job, window, pages, start)
+    rest = Window(minute, window.end) if minute else window
     if rest == window:
         raise FetchError(
             f"{manifest['name']}: the result set shrank from {known:,} to {now_total:,} while it was paged "
@@ -190,18 +186,27 @@ def _ids_of(job: _Job, record: dict) -> tuple[str, ...]:
         return ()
 
 
+def _last_held_minute(job: _Job, window: Window, pages: dict[int, dict], start: int) -> dt.datetime | None:
+    """The minute of the last result on the last page held before ``start`` (not before the window
+    starts); None when that page holds no result; FetchError when it does not parse."""
+    previous = job.folder / pages[max(s for s in pages if s < start)]["file"]
+    try:
+        last = last_submitted(previous.read_bytes())
+    except (BrokenResponse, RefusedQuery) as exc:
+        raise FetchError(f"{previous}: stored page does not parse ({exc}); move it aside and fetch again") from exc
+    return max(window.start, floor_minute(last)) if last else None
+
+
 def _served_and_rest(job: _Job, window: Window, pages: dict[int, dict], start: int,
                      ) -> tuple[Window | None, Window]:
     """Split ``window`` at the minute of the last result held before ``start``: the part already
     served and the rest (both hold that minute); (None, window) when it cannot be split there."""
-    previous = job.folder / pages[max(s for s in pages if s < start)]["file"]
     try:
-        last = last_submitted(previous.read_bytes())
-    except (BrokenResponse, RefusedQuery):
-        last = None
-    if last is None:
+        minute = _last_held_minute(job, window, pages, start)
+    except FetchError:
+        minute = None
+    if minute is None:
         return None, window
-    minute = max(window.start, floor_minute(last))
     served, rest = Window(window.start, minute), Window(minute, window.end)
     if served == window or rest == window:
         log.warning("%s: a paper indexed late may be missing; the window cannot be split at %s",

@@ -18,7 +18,7 @@ from pipeline.io import TableError, atomic_folder, read_json, read_table
 from pipeline.report import data, plots
 from pipeline.report.render import render, save_figure, write_text
 from pipeline.report.trends import TrendConfig
-from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage
+from pipeline.schemas import DocTopics, Papers, TopicInfo
 from pipeline.stage import StageResult
 
 log = logging.getLogger(__name__)
@@ -34,12 +34,12 @@ def load_corpus(cfg: Config) -> data.Corpus:
     except TableError as exc:
         raise TableError(f"{exc}; themes written by an older paper-trends lack these columns: run "
                          "`paper-trends topics --refit` to write them again") from exc
-    lineage = None
-    if paths.topic_lineage.exists():
-        try:
-            lineage = read_table(paths.topic_lineage, TopicLineage)
-        except TableError:  # written before births were recorded: no births to show
-            lineage = None
+    from pipeline.topics import read_lineage  # the topics stage's reader: it upgrades older tables
+
+    try:
+        lineage = read_lineage(paths.topic_lineage)
+    except TableError:  # damaged: no births to show
+        lineage = None
     state = read_json(paths.models / "topics" / "state.json") or {}
     return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics), info, lineage,
                      state.get("forming", []))

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from pipeline.dates import week_label, week_monday
 from pipeline.schemas import DocTopics, Papers, TopicInfo
 
 
@@ -87,18 +88,9 @@ def areas_of(corpus: Corpus) -> dict[int, tuple[int, str]]:
     return {int(t): (int(a), str(lab)) for t, a, lab in zip(themes.index, themes[TopicInfo.area], themes[TopicInfo.area_label])}
 
 
-def week_label(monday: pd.Timestamp) -> str:
-    iso = monday.isocalendar()
-    return f"{iso.year}-W{iso.week:02d}"
-
-
 def monday_of(label: str) -> pd.Timestamp:
     """``2026-W01`` -> Monday 2025-12-29 00:00 UTC; ValueError for anything else."""
-    try:
-        year, week = label.split("-W")
-        return pd.Timestamp.fromisocalendar(int(year), int(week), 1).tz_localize("UTC")
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"not an ISO week: {label!r} (expected e.g. 2026-W23)") from exc
+    return pd.Timestamp(week_monday(label)).tz_localize("UTC")
 
 
 def latest_complete_week(papers: pd.DataFrame, now: pd.Timestamp) -> pd.Timestamp | None:

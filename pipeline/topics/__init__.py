@@ -39,6 +39,7 @@ import pandas as pd
 
 from pipeline.config import Config, TopicsConfig, as_dict
 from pipeline.io import TableError, atomic_path, read_json, read_table, restore_folder, write_json, write_table
+from pipeline.dates import week_label, week_monday
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
 from pipeline.stage import StageResult, code_version, fingerprint, outputs_current
 from pipeline.topics.embed import Embedder, EmbeddingCache, SentenceTransformerEmbedder
@@ -243,6 +244,9 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     present = [int(t) for t in previous.ids.tolist() if (old_topics == t).any()]
     matched = {row["to_topic"] for row in lineage if row["relation"] == "same"}
     fresh = {row["to_topic"] for row in lineage if row["to_topic"] is not None} - matched  # unmatched new themes
+    kind: dict[int, str] = {}  # each new theme's relation (its first lineage row)
+    for row in lineage:
+        kind.setdefault(row["to_topic"], row["relation"])
     split_from: dict[int, set[int]] = {}
     for row in lineage:
         if row["relation"] == "split" and row["to_topic"] in fresh:
@@ -250,7 +254,7 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     out = topics.copy()
     for i in np.flatnonzero(np.isin(old_topics, present) & (topics != old_topics)):
         old, new = int(old_topics[i]), int(topics[i])
-        if new in fresh and (new not in split_from or old in split_from[new]) and _fresh_kind(lineage, new) != "merged":
+        if new in fresh and (new not in split_from or old in split_from[new]) and kind[new] != "merged":
             continue  # into a theme the refit found new, or split off its own
         out[i] = old
     revived = [t for t in present if t not in matched]
@@ -292,10 +296,6 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
              for t in previous.ids.tolist() if t not in present]
     changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
     return out, rows, changed - {-1}
-
-
-def _fresh_kind(lineage: list[dict], theme: int) -> str:
-    return next((row["relation"] for row in lineage if row["to_topic"] == theme), "new")
 
 
 def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
@@ -404,8 +404,7 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
 
 
 def _week_minus(week: str, n: int) -> str:
-    iso = (_monday(week) - dt.timedelta(weeks=n)).isocalendar()
-    return f"{iso.year}-W{iso.week:02d}"
+    return week_label(week_monday(week) - dt.timedelta(weeks=n))
 
 
 def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks: list[str], texts: list[str],
@@ -605,15 +604,10 @@ def _refit_due(state: State, newest: str | None, cfg: TopicsConfig) -> str | Non
     if not state.fitted_week:  # fitted before the policy existed: count from now
         state.fitted_week = newest
         return None
-    weeks = (_monday(newest) - _monday(state.fitted_week)).days // 7
+    weeks = (week_monday(newest) - week_monday(state.fitted_week)).days // 7
     if weeks >= cfg.refit_every_weeks:
         return f"{weeks} weeks since the themes were fitted ({state.fitted_week}; refit_every_weeks {cfg.refit_every_weeks})"
     return None
-
-
-def _monday(week: str) -> dt.date:
-    year, number = week.split("-W")
-    return dt.date.fromisocalendar(int(year), int(number), 1)
 
 
 def _stamp(fp: str, state: State) -> str:
@@ -659,7 +653,7 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
-def _read_lineage(path: Path) -> pd.DataFrame:
+def read_lineage(path: Path) -> pd.DataFrame:
     """The lineage so far; a table written before weekly births were recorded gains their columns."""
     if not path.exists():
         return empty(TopicLineage)
@@ -752,7 +746,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
             result.state.fitted_week = newest
     fit_s = time.perf_counter() - started - embed_s
 
-    lineage = _read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)
+    lineage = read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)
     if result.lineage:
         newest = papers[Papers.week].dropna().max()
         run_at = result.state.fitted_at if result.mode != "update" else _now()

@@ -229,8 +229,8 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
             nearest, closeness = int(cal.ids[j]), float(sims[j])
         else:
             nearest, closeness = -1, -1.0
-        group = Group(rows, mean_pairwise(embeddings[rows]), nearest, closeness,
-                      dense=mean_pairwise(embeddings[rows]) >= dense_bound, far=closeness <= far_bound,
+        cohesion = mean_pairwise(embeddings[rows])
+        group = Group(rows, cohesion, nearest, closeness, dense=cohesion >= dense_bound, far=closeness <= far_bound,
                       centroid=centroid)
         votes = nearest_of_pool[labels == g]
         if nearest >= 0 and closeness >= split_bound and (votes == nearest).mean() > 0.5:
