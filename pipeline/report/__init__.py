@@ -113,7 +113,8 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     areas) or, with ``level="area"``, by area into ``<since>_<until>-areas/``."""
     import numpy as np
 
-    from pipeline.report.survey import build
+    from pipeline.report.explore import map_html
+    from pipeline.report.survey import build, map_page
     from pipeline.report.survey_html import SURVEY_HTML, to_markdown
     from pipeline.topics import State, make_embedder, paper_texts
     from pipeline.topics.embed import EmbeddingCache
@@ -143,6 +144,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
                       generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
         write_text(folder / "index.html", html)
         write_text(folder / "report.md", to_markdown(result, titles))
+        write_text(folder / "map.html", map_html(map_page(result)))
     folder = final
     log.info("report: %s", cfg.paths.display(folder / "index.html"))
     return StageResult(f"report survey {result.period}", ran=True,

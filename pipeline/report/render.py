@@ -51,6 +51,7 @@ body { font: 15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial
        max-width: 1100px; margin: 2em auto; padding: 0 1.2em; }
 h1 { font-size: 1.7em; margin-bottom: 0.1em; } h2 { margin-top: 1.8em; border-bottom: 1px solid #e5e5e5; }
 .sub { color: #666; margin-top: 0; } .note { color: #666; font-size: 0.85em; }
+.explore { background: #eef3fb; border: 1px solid #c9d8ef; border-radius: 6px; padding: 8px 12px; }
 .lead { font-size: 1.1em; line-height: 1.5; max-width: 60em; }
 .numbers { display: flex; flex-wrap: wrap; gap: 1em; } .numbers div { background: #f6f8fa; border-radius: 8px;
   padding: 0.6em 1em; min-width: 9em; } .numbers b { display: block; font-size: 1.6em; }

@@ -1,10 +1,12 @@
 """The research landscape survey over a period: a map of the themes, their sizes, how they relate,
 how they moved week by week and by arXiv category.
 
-The map places themes by multidimensional scaling of their centroids' cosine distances and each
-paper around its theme's place by the two main directions of that theme's own embeddings, scaled to
-the theme's size: every paper is drawn, themes that are close in meaning are close on the map, and
-the layout costs seconds for 40,000 papers (a 2-D UMAP of the whole corpus would cost minutes).
+The map gives each area a region: areas are placed by multidimensional scaling of their centroids'
+cosine distances and packed so that none overlaps another, each area's themes are placed the same
+way inside it, and each paper sits around its theme by the two main directions of that theme's own
+embeddings, within a disc sized by the theme's papers. Every paper is drawn, themes close in meaning
+are close on the map, and the layout costs seconds for 40,000 papers (a 2-D UMAP of the whole corpus
+would cost minutes and would not keep an area in one region).
 """
 
 from __future__ import annotations
@@ -20,41 +22,90 @@ from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, 
 from pipeline.schemas import Papers, TopicInfo
 
 
-def landmark_layout(embeddings: np.ndarray, topics: np.ndarray, centroids: dict[int, np.ndarray],
-                    seed: int = 0) -> np.ndarray:
-    """2-D positions: themes by MDS of centroid distances, papers around them by local PCA."""
+def _mds(vectors: np.ndarray, seed: int) -> np.ndarray:
+    """2-D places of unit ``vectors`` by metric MDS of their cosine distances."""
     from sklearn.manifold import MDS
 
+    if len(vectors) == 1:
+        return np.zeros((1, 2))
+    distance = np.clip(1 - vectors @ vectors.T, 0, 2)
+    np.fill_diagonal(distance, 0)
+    if len(vectors) == 2:
+        return np.array([[-0.5, 0.0], [0.5, 0.0]]) * max(float(distance[0, 1]), 1e-3)
+    return MDS(n_components=2, metric="precomputed", init="random", random_state=seed, n_init=1,
+               normalized_stress="auto").fit_transform(distance)
+
+
+def pack(places: np.ndarray, radii: np.ndarray, iterations: int = 400) -> np.ndarray:
+    """Discs at ``places`` moved until none overlaps another (10 % gap) and drawn together so that
+    no space is wasted between them, each keeping its side of the others: the layout keeps its shape."""
+    out = places.astype(float).copy()
+    if len(out) < 2:
+        return out - out.mean(axis=0)
+    spread = np.median(np.linalg.norm(out[:, None] - out[None], axis=2)[np.triu_indices(len(out), 1)])
+    out *= 2 * radii.mean() / max(spread, 1e-9)  # neighbours about two radii apart to start with
+    need = 1.1 * (radii[:, None] + radii[None])
+    for step in range(iterations):
+        if step < iterations * 3 // 4:  # gravity, then only separation to settle
+            out -= 0.03 * (out - np.average(out, axis=0, weights=radii ** 2))
+        delta = out[:, None] - out[None]
+        dist = np.linalg.norm(delta, axis=2)
+        np.fill_diagonal(dist, np.inf)
+        overlap = np.clip(need - dist, 0, None)
+        np.fill_diagonal(overlap, 0)
+        if step >= iterations * 3 // 4 and overlap.max() < 1e-6 * radii.max():
+            break
+        out += (delta / np.maximum(dist, 1e-9)[..., None] * overlap[..., None]).sum(axis=1) / 2
+    return out - out.mean(axis=0)
+
+
+def landmark_layout(embeddings: np.ndarray, topics: np.ndarray, centroids: dict[int, np.ndarray],
+                    seed: int = 0, areas: dict[int, int] | None = None) -> np.ndarray:
+    """2-D positions: each area a disc (areas placed by MDS of their centroids, then packed so no two
+    overlap), its themes packed inside it by MDS of their centroids, each paper around its theme by
+    the two main directions of the theme's own embeddings. An area is one region of the map; discs
+    are sized by papers. Without ``areas`` (theme -> area) every theme is its own area."""
     ids = sorted(t for t in centroids if (topics == t).any())
     xy = np.zeros((len(topics), 2))
     if not ids:
         return xy
-    if len(ids) == 1:
-        places = np.zeros((1, 2))
-    else:
-        c = np.stack([centroids[t] for t in ids])
-        distance = np.clip(1 - c @ c.T, 0, 2)
-        np.fill_diagonal(distance, 0)
-        places = MDS(n_components=2, metric="precomputed", init="random", random_state=seed, n_init=1,
-                     normalized_stress="auto").fit_transform(distance)
-    spacing = np.median(np.linalg.norm(places[:, None] - places[None], axis=2)[np.triu_indices(len(ids), 1)]) if len(ids) > 1 else 1.0
-    sizes = np.array([(topics == t).sum() for t in ids], dtype=float)
-    radius = 0.18 * spacing * np.sqrt(sizes / sizes.max())
+    areas = areas or {}
+    group = {t: areas.get(t, -1 - t) for t in ids}  # a theme without an area is an area of its own
+    sizes = {t: float((topics == t).sum()) for t in ids}
+    radius = {t: np.sqrt(sizes[t]) for t in ids}  # area in proportion to papers
+    theme_place: dict[int, np.ndarray] = {}
+    members = {g: [t for t in ids if group[t] == g] for g in dict.fromkeys(group[t] for t in ids)}
+    inner: dict[int, np.ndarray] = {}
+    outer = {}
+    for g, themes in members.items():
+        local = pack(_mds(np.stack([centroids[t] for t in themes]), seed), np.array([radius[t] for t in themes]))
+        inner[g] = local
+        outer[g] = max(float(np.max(np.linalg.norm(local, axis=1) + np.array([radius[t] for t in themes]))), 1e-9)
+    groups = list(members)
+    area_vectors = np.stack([sum(centroids[t] * sizes[t] for t in members[g]) for g in groups])
+    area_vectors /= np.linalg.norm(area_vectors, axis=1, keepdims=True).clip(1e-12)
+    area_place = pack(_mds(area_vectors, seed), np.array([outer[g] for g in groups]) * 1.08)
+    for g, place in zip(groups, area_place):
+        for t, local in zip(members[g], inner[g]):
+            theme_place[t] = place + local
     rng = np.random.default_rng(seed)
-    for t, place, r in zip(ids, places, radius):
-        members = np.flatnonzero(topics == t)
-        local = embeddings[members] - embeddings[members].mean(axis=0)
-        if len(members) > 2:
+    for t in ids:
+        rows = np.flatnonzero(topics == t)
+        local = embeddings[rows] - embeddings[rows].mean(axis=0)
+        if len(rows) > 2:
             _, _, vt = np.linalg.svd(local, full_matrices=False)
             coords = local @ vt[:2].T
             coords /= np.abs(coords).max(axis=0).clip(1e-9) + 1e-9
         else:
-            coords = rng.normal(scale=0.3, size=(len(members), 2))
-        xy[members] = place + r * coords
+            coords = rng.normal(scale=0.3, size=(len(rows), 2))
+        xy[rows] = theme_place[t] + 0.9 * radius[t] * coords
     unassigned = np.flatnonzero(~np.isin(topics, ids))
-    if len(unassigned):  # at the edge of the map, by their nearest theme
+    if len(unassigned):  # beside their nearest theme
         near = np.argmax(embeddings[unassigned] @ np.stack([centroids[t] for t in ids]).T, axis=1)
-        xy[unassigned] = places[near] + rng.normal(scale=0.25 * spacing, size=(len(unassigned), 2))
+        spots = np.stack([theme_place[ids[k]] for k in near])
+        angle = rng.uniform(0, 2 * np.pi, len(unassigned))
+        reach = np.array([radius[ids[k]] for k in near]) * rng.uniform(1.0, 1.4, len(unassigned))
+        xy[unassigned] = spots + reach[:, None] * np.c_[np.cos(angle), np.sin(angle)]
     return xy
 
 
@@ -77,6 +128,8 @@ class Survey:
     level: str = "theme"
     groups: list[tuple[str | None, int, pd.DataFrame]] = field(default_factory=list)  # area, papers, theme rows
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
+    xy: np.ndarray | None = None  # each paper's place on the map (rows of ``papers``)
+    areas: dict[int, tuple[int, str]] = field(default_factory=dict)  # theme -> (area id, area label)
 
     @property
     def period(self) -> str:
@@ -155,7 +208,8 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     noun = f"{level}s"
     span = f"{since:%Y-%m-%d} to {until:%Y-%m-%d}"
     counting = "primary category only" if primary_only else "every category a paper is listed in"
-    xy = landmark_layout(emb, topics, centroids)
+    xy = landmark_layout(emb, topics, centroids, areas={t: a for t, (a, _) in areas.items()} if level == "theme" else None)
+    survey.xy, survey.areas = xy, (areas if level == "theme" else {})
     survey.figures["map"] = (plots.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers",
                                              max_labels=MAP_LABELS),
                              f"Every paper, coloured by {level}; {level}s close in meaning are close on the map"
@@ -189,3 +243,15 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     survey.figures["growth"] = (plots.growth(movers, labels, title=f"Fastest-growing and shrinking {noun}"),
                                 "Share of the period's papers in its last third minus its first third.")
     return survey
+
+
+def map_page(s: Survey) -> dict:
+    """The data of the survey's interactive map (``explore.map_data``)."""
+    from pipeline.report.explore import map_data
+
+    shown = int((s.themes["size_in_period"] > 0).sum())
+    within = f" in {len(s.groups)} areas" if s.level == "theme" and s.areas else ""
+    return map_data(s.papers, s.xy if s.xy is not None else np.zeros((len(s.papers), 2)), s.papers["topic"].to_numpy(),
+                    s.labels, s.areas, title=f"The landscape, {s.since:%d %b %Y} – {s.until:%d %b %Y}",
+                    subtitle=f"{len(s.papers):,} papers in {shown} {s.level}s{within}; "
+                             f"{s.level}s close in meaning are close on the map")

@@ -14,7 +14,9 @@ SURVEY_HTML = """<!doctype html>
 <p class="sub">{{ '{:,}'.format(s.papers|length) }} papers in {{ (s.themes['size_in_period'] > 0).sum() }} {{ s.level }}s{% if s.level == 'theme' %}
 in {{ s.groups|length }} areas{% endif %} ·
 generated {{ generated }}</p>
-{% if not s.papers|length %}<p class="empty">No papers in this period.</p>{% endif %}
+{% if not s.papers|length %}<p class="empty">No papers in this period.</p>{% else %}
+<p class="explore"><a href="map.html"><strong>Explore the map</strong></a>: every paper as a point; hover to read
+its title, search titles and authors, zoom, and switch areas and themes on and off. It works offline.</p>{% endif %}
 {% for key in ['map', 'areas', 'sizes', 'growth', 'history', 'hierarchy', 'sparklines', 'categories'] if key in figures %}{% set f = figures[key] %}
 <figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ f.png_base64 }}"><figcaption>{{ f.caption }}</figcaption></figure>
 {% endfor %}

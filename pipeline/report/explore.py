@@ -1,0 +1,133 @@
+"""The interactive map of a survey: ``map.html``, one self-contained page.
+
+Every paper is a point on a canvas, coloured by its theme, each area a dashed region; hovering a
+point shows its title, authors, week and theme, clicking opens its arXiv page, a search box marks the
+papers whose title or authors hold every word typed, and areas and themes can be switched on and off.
+The page's data, script and styles are all inside it and its Content-Security-Policy forbids every
+fetch, so it opens from disk with no network at all (no CDN, no web fonts). The drawing code is a
+few hundred lines of plain JavaScript in ``templates/map.html``: plotly would add 3.5 MB of script to
+every page and has no search or area/theme tree, and DataMapPlot's interactive pages load deck.gl and
+fonts from CDNs.
+
+Text from the data reaches the page only as JSON inside a ``<script type="application/json">``
+element (``<``, ``>`` and ``&`` written as ``\\u`` escapes, so no title can end the element) and is
+put on screen with ``textContent``, never as HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+
+from pipeline.report.plots import GREY, theme_color
+from pipeline.schemas import Papers
+
+AREA_COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
+               "#ccb974", "#64b5cd"]
+MAX_AUTHORS = 4  # named in a tooltip, then "et al."
+HULL_SHARE = 0.9  # an area's region surrounds this share of its papers, those nearest its middle
+
+
+def _authors(names: object) -> str:
+    names = list(names) if isinstance(names, (list, tuple, np.ndarray)) else []
+    shown = ", ".join(str(n) for n in names[:MAX_AUTHORS])
+    return shown + (" et al." if len(names) > MAX_AUTHORS else "")
+
+
+def hull(points: np.ndarray) -> list[list[float]]:
+    """Convex hull (counter-clockwise, Andrew's monotone chain) of 2-D ``points``."""
+    pts = sorted(set(map(tuple, np.round(points, 4).tolist())))
+    if len(pts) < 3:
+        return [list(p) for p in pts]
+
+    def half(seq: list) -> list:
+        out: list = []
+        for p in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return [list(p) for p in lower[:-1] + upper[:-1]]
+
+
+def _region(xy: np.ndarray) -> list[list[float]]:
+    """The hull of the share ``HULL_SHARE`` of ``xy`` nearest its median: a few strays do not
+    stretch an area's region across the map."""
+    if len(xy) < 3:
+        return []
+    distance = np.linalg.norm(xy - np.median(xy, axis=0), axis=1)
+    keep = distance <= np.quantile(distance, HULL_SHARE)
+    return hull(xy[keep]) if keep.sum() >= 3 else []
+
+
+def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: dict[int, str],
+             areas: dict[int, tuple[int, str]], *, title: str, subtitle: str) -> dict:
+    """What ``map.html`` draws: per paper its place, theme, week, title, authors, link and id; per
+    theme its label, colour, area, size and the middle of its papers (where its name goes); per area
+    its label, themes, region and middle. ``areas``: theme -> (area id, area label)."""
+    topics = np.asarray(topics, dtype=int)
+    sizes = pd.Series(topics[topics >= 0]).value_counts()
+    ids = [int(t) for t in sizes.index]  # largest first: names are placed in this order
+    index = {t: k for k, t in enumerate(ids)}
+    area_ids = sorted({areas[t][0] for t in ids if t in areas},
+                      key=lambda a: -sum(int(sizes[t]) for t in ids if areas.get(t, (None,))[0] == a))
+    area_index = {a: j for j, a in enumerate(area_ids)}
+    themes = []
+    for t in ids:
+        middle = np.median(xy[topics == t], axis=0)
+        themes.append({"id": t, "label": labels.get(t, str(t)), "color": theme_color(t), "n": int(sizes[t]),
+                       "area": area_index.get(areas[t][0], -1) if t in areas else -1,
+                       "x": round(float(middle[0]), 4), "y": round(float(middle[1]), 4)})
+    area_rows = []
+    for a in area_ids:
+        members = [index[t] for t in ids if areas.get(t, (None,))[0] == a]
+        inside = np.isin(topics, [ids[k] for k in members])
+        middle = np.median(xy[inside], axis=0)
+        area_rows.append({"id": int(a), "label": next(areas[ids[k]][1] for k in members), "themes": members,
+                          "n": int(inside.sum()), "color": AREA_COLORS[area_index[a] % len(AREA_COLORS)],
+                          "x": round(float(middle[0]), 4), "y": round(float(middle[1]), 4),
+                          "hull": _region(xy[inside])})
+    weeks = sorted(papers[Papers.week].unique().tolist())
+    week_index = {w: j for j, w in enumerate(weeks)}
+    return {
+        "title": title, "subtitle": subtitle, "themes": themes, "areas": area_rows, "weeks": weeks,
+        "unassigned": int((topics < 0).sum()), "unassigned_color": GREY,
+        "point_scale": float(np.clip((6000 / max(len(topics), 1)) ** 0.35, 0.6, 1.6)),
+        "x": np.round(xy[:, 0], 4).tolist(), "y": np.round(xy[:, 1], 4).tolist(),
+        "t": [index.get(int(t), -1) for t in topics],
+        "w": [week_index[w] for w in papers[Papers.week]],
+        "id": papers[Papers.paper_id].tolist(),
+        "title_of": papers[Papers.title].tolist(),
+        "authors": [_authors(a) for a in papers[Papers.authors]],
+        # links were checked when the corpus was joined (render.safe_url): None where unsafe
+        "url": [u if isinstance(u, str) else None for u in papers[Papers.url]],
+    }
+
+
+def script_json(data: dict) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` as such."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for c, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(c, escape)
+    return text
+
+
+def map_html(data: dict) -> str:
+    """The self-contained interactive map page for ``data`` (``map_data``)."""
+    template = resources.files("pipeline.report").joinpath("templates/map.html").read_text(encoding="utf-8")
+    return template.replace("__MAP_DATA__", script_json(data), 1)
+
+
+def notebook_frame(page: str, height: int = 640) -> str:
+    """HTML that shows a ``map.html`` page inside a notebook: the page in an iframe's ``srcdoc``, so
+    it needs no server path and keeps its own script."""
+    from html import escape
+
+    return (f'<iframe srcdoc="{escape(page, quote=True)}" style="width:100%;height:{int(height)}px;'
+            f'border:1px solid #ddd" sandbox="allow-scripts allow-popups"></iframe>')
