@@ -22,48 +22,18 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from pipeline.report.plots import GREY, theme_color
+from pipeline.report.plots import GREY, region, theme_color
 from pipeline.schemas import Papers
 
 AREA_COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
                "#ccb974", "#64b5cd"]
 MAX_AUTHORS = 4  # named in a tooltip, then "et al."
-HULL_SHARE = 0.9  # an area's region surrounds this share of its papers, those nearest its middle
 
 
 def _authors(names: object) -> str:
     names = list(names) if isinstance(names, (list, tuple, np.ndarray)) else []
     shown = ", ".join(str(n) for n in names[:MAX_AUTHORS])
     return shown + (" et al." if len(names) > MAX_AUTHORS else "")
-
-
-def hull(points: np.ndarray) -> list[list[float]]:
-    """Convex hull (counter-clockwise, Andrew's monotone chain) of 2-D ``points``."""
-    pts = sorted(set(map(tuple, np.round(points, 4).tolist())))
-    if len(pts) < 3:
-        return [list(p) for p in pts]
-
-    def half(seq: list) -> list:
-        out: list = []
-        for p in seq:
-            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
-                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
-                out.pop()
-            out.append(p)
-        return out
-
-    lower, upper = half(pts), half(pts[::-1])
-    return [list(p) for p in lower[:-1] + upper[:-1]]
-
-
-def _region(xy: np.ndarray) -> list[list[float]]:
-    """The hull of the share ``HULL_SHARE`` of ``xy`` nearest its median: a few strays do not
-    stretch an area's region across the map."""
-    if len(xy) < 3:
-        return []
-    distance = np.linalg.norm(xy - np.median(xy, axis=0), axis=1)
-    keep = distance <= np.quantile(distance, HULL_SHARE)
-    return hull(xy[keep]) if keep.sum() >= 3 else []
 
 
 def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: dict[int, str],
@@ -92,7 +62,7 @@ def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: d
         area_rows.append({"id": int(a), "label": next(areas[ids[k]][1] for k in members), "themes": members,
                           "n": int(inside.sum()), "color": AREA_COLORS[area_index[a] % len(AREA_COLORS)],
                           "x": round(float(middle[0]), 4), "y": round(float(middle[1]), 4),
-                          "hull": _region(xy[inside])})
+                          "hull": region(xy[inside])})
     weeks = sorted(papers[Papers.week].unique().tolist())
     week_index = {w: j for j, w in enumerate(weeks)}
     return {

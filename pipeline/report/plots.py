@@ -156,14 +156,57 @@ def heatmap(matrix: pd.DataFrame, labels: dict[int, str], *, title: str, note: s
     return fig
 
 
-def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, title: str, max_labels: int = 40) -> Figure:
-    """All papers in 2-D, coloured by theme, each theme named at its centre (labels kept apart)."""
+HULL_SHARE = 0.9  # an area's region surrounds this share of its papers, those nearest its middle
+
+
+def hull(points: np.ndarray) -> list[list[float]]:
+    """Convex hull (counter-clockwise, Andrew's monotone chain) of 2-D ``points``."""
+    pts = sorted(set(map(tuple, np.round(points, 4).tolist())))
+    if len(pts) < 3:
+        return [list(p) for p in pts]
+
+    def half(seq: list) -> list:
+        out: list = []
+        for p in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return [list(p) for p in lower[:-1] + upper[:-1]]
+
+
+def region(xy: np.ndarray) -> list[list[float]]:
+    """The outline of a group of points on a map: the hull of the share ``HULL_SHARE`` of ``xy``
+    nearest its median, so a few strays do not stretch an area's region across the map."""
+    if len(xy) < 3:
+        return []
+    distance = np.linalg.norm(xy - np.median(xy, axis=0), axis=1)
+    keep = distance <= np.quantile(distance, HULL_SHARE)
+    return hull(xy[keep]) if keep.sum() >= 3 else []
+
+
+def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, title: str, max_labels: int = 40,
+              areas: dict[int, str] | None = None) -> Figure:
+    """All papers in 2-D, coloured by theme, each theme named at its centre (labels kept apart);
+    with ``areas`` (theme -> area name) each area's region is shaded and named above it."""
     if len(xy) == 0:
         return message("No papers to map.")
     fig = _figure(10, 8)
     ax = fig.add_subplot()
+    area_names = []  # (name, x, y): drawn above the region; theme names keep clear of them
+    for name in dict.fromkeys((areas or {}).values()):
+        inside = np.isin(topics, [t for t, a in areas.items() if a == name])
+        if inside.sum() < 3:
+            continue
+        outline = np.array(region(xy[inside]))
+        if len(outline) >= 3:
+            ax.fill(outline[:, 0], outline[:, 1], fc="#8a8a8a", alpha=0.07, ec="#777777", lw=0.8, ls=(0, (4, 3)))
+            area_names.append((name.upper(), outline[:, 0].mean(), outline[:, 1].max()))
     colors = [theme_color(int(t)) for t in topics]
-    ax.scatter(xy[:, 0], xy[:, 1], s=max(1.5, 12000 / max(len(xy), 1) ** 1.1), c=colors, alpha=0.55, linewidths=0,
+    ax.scatter(xy[:, 0], xy[:, 1], s=max(2.5, 30000 / max(len(xy), 1) ** 1.1), c=colors, alpha=0.7, linewidths=0,
                rasterized=True)  # tens of thousands of dots: a raster layer even in the SVG
     sizes = pd.Series(topics).value_counts()
     named = [int(t) for t in sizes.index if t != -1][:max_labels]
@@ -176,7 +219,15 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     low, high = np.percentile(xy, [0.5, 99.5], axis=0)
     margin = 0.06 * np.where(high > low, high - low, 1)
     frame = np.array([low - margin, high + margin])
-    positions = _spread(centres, frame, boxes)
+    # area names sit just above their region, fixed; theme names are pushed clear of them
+    span = frame[1] - frame[0]
+    area_boxes = np.array([[(len(name) * 8.2 + 8) / 650, 17 / 520] for name, _, _ in area_names]).reshape(-1, 2)
+    area_xy = np.array([[x, y + area_boxes[k, 1] * span[1] / 2] for k, (_, x, y) in enumerate(area_names)]).reshape(-1, 2)
+    if len(area_xy):
+        frame[1, 1] = max(frame[1, 1], float((area_xy[:, 1] + area_boxes[:, 1] * span[1]).max()))
+    positions = _spread(np.vstack([centres, area_xy]), frame, np.vstack([boxes, area_boxes]), fixed=len(area_xy))
+    for (name, _, _), (x, y) in zip(area_names, area_xy):
+        ax.text(x, y, name, ha="center", va="center", fontsize=11, fontweight="bold", color="#555555")
     for t, text, (cx, cy), (lx, ly) in zip(named, texts, centres, positions):
         ax.annotate(
             text, (cx, cy), (lx, ly), fontsize=8, ha="center",
@@ -194,10 +245,12 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     return fig
 
 
-def _spread(centres: np.ndarray, xy: np.ndarray, boxes: np.ndarray | None = None, iterations: int = 400) -> np.ndarray:
+def _spread(centres: np.ndarray, xy: np.ndarray, boxes: np.ndarray | None = None, iterations: int = 400,
+            fixed: int = 0) -> np.ndarray:
     """Move label positions apart so their boxes do not overlap, each staying near its theme.
 
-    ``boxes``: each label's width and height as a share of the plot (default: all alike). Positions
+    ``boxes``: each label's width and height as a share of the plot (default: all alike); the last
+    ``fixed`` labels stay where they are and only push the others away. Positions
     are in the plot's unit square during the search; overlapping pairs are pushed apart along the
     axis where they overlap least, and a label drifts back towards its theme only while it is clear."""
     if len(centres) < 2:
@@ -224,8 +277,12 @@ def _spread(centres: np.ndarray, xy: np.ndarray, boxes: np.ndarray | None = None
             amount = np.where(hit & (axis == dim), overlap[..., dim] * sign[..., dim] / 2, 0.0)
             push[:, dim] = amount.sum(axis=1)
         clear = ~hit.any(axis=1)
+        if fixed:
+            push[-fixed:] = 0
         pos += 0.6 * push + 0.05 * (anchor - pos) * clear[:, None]
         pos = pos.clip(boxes / 2, 1 - boxes / 2)
+        if fixed:
+            pos[-fixed:] = anchor[-fixed:]
     return pos * span + xy.min(axis=0)
 
 

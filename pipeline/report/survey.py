@@ -211,8 +211,10 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     xy = landmark_layout(emb, topics, centroids, areas={t: a for t, (a, _) in areas.items()} if level == "theme" else None)
     survey.xy, survey.areas = xy, (areas if level == "theme" else {})
     survey.figures["map"] = (plots.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers",
-                                             max_labels=MAP_LABELS),
+                                             max_labels=MAP_LABELS,
+                                             areas={t: name for t, (_, name) in areas.items()} if level == "theme" else None),
                              f"Every paper, coloured by {level}; {level}s close in meaning are close on the map"
+                             + (", each area a shaded region named above it" if level == "theme" and areas else "")
                              + _largest(MAP_LABELS, len(sizes), " are named", noun))
     if level == "theme" and len(survey.groups) > 1:
         tree = [(name, [(int(t), labels.get(int(t), str(t)), int(n)) for t, n in rows["size_in_period"].items()])

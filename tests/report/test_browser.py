@@ -41,3 +41,107 @@ def test_weekly_report_renders_in_chromium(project, tmp_path, hash_embedder):
     width, height = struct.unpack(">II", header[16:24])
     assert (width, height) == (1200, 2400)
     assert shot.stat().st_size > 50_000  # a page with text and figures, not a blank one
+
+
+def _open_map(page_path, profile):
+    from tests.cdp import Page
+
+    page = Page(profile, width=1200, height=800)
+    page.open(page_path.as_uri(), "document.body && document.body.dataset.ready === '1'")
+    return page
+
+
+def _type(page, text: str) -> None:
+    """Type ``text`` into the map's search box and wait for the results."""
+    import json
+    import time
+
+    page.evaluate(f"(() => {{ const s = document.getElementById('search'); s.value = {json.dumps(text)};"
+                  " s.dispatchEvent(new Event('input')); })()")
+    time.sleep(0.5)
+
+
+def _painted(page) -> int:
+    """Pixels of the map's canvas that are not blank."""
+    return page.evaluate("""(() => { const c = document.getElementById('map');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n; })()""")
+
+
+def test_survey_map_works_offline_hover_and_search(project, tmp_path, hash_embedder):
+    import time
+
+    import pandas as pd
+
+    chromium()
+    cfg = config.load(project)
+    ingest.run(cfg)
+    clean.run(cfg)
+    topics.run(cfg, embedder=hash_embedder)
+    report.write_survey(cfg)
+    folder = next((cfg.paths.reports / "survey").iterdir())
+    assert 'href="map.html"' in (folder / "index.html").read_text()
+    papers = pd.read_parquet(cfg.paths.processed / "papers.parquet")
+    known = papers.sort_values("paper_id").iloc[3]
+    word = max(known["title"].split(), key=len)
+    page = _open_map(folder / "map.html", tmp_path / "profile")
+    try:
+        assert page.evaluate("window.paperMap.size") == len(papers)
+        assert _painted(page) > 2_000  # points, regions and names drawn on the canvas
+        # search: type a word of the title as a reader would
+        _type(page, word)
+        found = page.evaluate("[...document.querySelectorAll('#results li')].map(li => li.textContent)")
+        assert known["title"] in found
+        assert "match" in page.evaluate("document.getElementById('count').textContent")
+        # hover: the mouse over the paper's point shows its title and authors
+        index = page.evaluate(f"window.paperMap.indexOf({known['paper_id']!r})")
+        x, y = page.evaluate(f"window.paperMap.focus({index}), window.paperMap.screen({index})")
+        page.mouse(x, y)
+        time.sleep(0.2)
+        tip = page.evaluate("document.getElementById('tip').textContent")
+        assert known["title"] in tip and known["authors"][0] in tip
+        # switching every theme off empties the canvas but the regions' names
+        page.evaluate("document.getElementById('none').click()")
+        assert _painted(page) < 100
+        assert all(url.startswith("file://") for url in page.requests), page.requests
+        assert len(page.requests) == 1
+    finally:
+        page.close()
+
+
+def test_map_shows_hostile_text_as_text(tmp_path):
+    import time
+
+    import numpy as np
+    import pandas as pd
+
+    from pipeline.report.explore import map_data, map_html
+
+    chromium()
+    hostile = '</script><img src=x onerror="window.pwned=1"><b>Bold</b> & splatting'
+    papers = pd.DataFrame({
+        "paper_id": ["2501.00001", "2501.00002"], "title": [hostile, "A quiet paper"],
+        "authors": [["<i>Mallory</i>"], ["Alice"]], "week": ["2025-W02", "2025-W02"],
+        "url": ["https://arxiv.org/abs/2501.00001", None],
+    })
+    html = map_html(map_data(papers, np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0, 0]),
+                             {0: '<script>alert(1)</script>'}, {0: (0, "<u>Area</u>")}, title="<t>", subtitle="s"))
+    assert html.count("</script>") == 2  # the data's own "</script>" is escaped
+    path = tmp_path / "map.html"
+    path.write_text(html, encoding="utf-8")
+    page = _open_map(path, tmp_path / "profile")
+    try:
+        _type(page, "splatting")
+        assert page.evaluate("[...document.querySelectorAll('#results li')].map(li => li.textContent)") == [hostile]
+        x, y = page.evaluate("window.paperMap.screen(0)")
+        page.mouse(x, y)
+        time.sleep(0.2)
+        assert hostile in page.evaluate("document.getElementById('tip').textContent")
+        assert "<i>Mallory</i>" in page.evaluate("document.getElementById('tip').textContent")
+        assert page.evaluate("document.querySelectorAll('img, b, i, u, t').length") == 0
+        assert page.evaluate("window.pwned === undefined")
+        assert "<script>alert(1)</script>" in page.evaluate("document.getElementById('legend').textContent")
+        assert page.evaluate("document.getElementById('title').textContent") == "<t>"
+        assert len(page.requests) == 1
+    finally:
+        page.close()

@@ -66,3 +66,62 @@ def test_area_treemap_tiles_areas_and_names_what_fits():
     assert "GPU kernels\n120" in texts and "Federated learning\n150" in texts
     assert not any(t.startswith("Empty") for t in texts)  # a theme without papers gets no box
     assert plots._short("Supercalifragilistic", 8) == "Superca…"
+
+
+def test_pack_leaves_no_two_discs_overlapping_and_keeps_sides():
+    from pipeline.report.survey import pack
+
+    rng = np.random.default_rng(1)
+    places = rng.normal(size=(12, 2)) * 0.01  # all on top of each other
+    places[0] = [-1, 0]
+    places[1] = [1, 0]
+    radii = rng.uniform(1, 5, 12)
+    out = pack(places, radii)
+    gap = np.linalg.norm(out[:, None] - out[None], axis=2) - (radii[:, None] + radii[None])
+    assert gap[np.triu_indices(12, 1)].min() >= 0
+    assert out[0, 0] < out[1, 0]  # the two far apart keep their sides
+
+
+def test_map_layout_gives_each_area_its_own_region():
+    from pipeline.report.survey import landmark_layout
+
+    rng = np.random.default_rng(0)
+    # six themes in two areas; themes 0 and 3 are the closest pair across the areas
+    base = rng.normal(size=(6, 32))
+    base[3] = base[0] + 0.3 * rng.normal(size=32)
+    centroids = {t: v / np.linalg.norm(v) for t, v in enumerate(base)}
+    topics = np.repeat(np.arange(6), 40)
+    embeddings = np.stack([centroids[t] + 0.05 * rng.normal(size=32) for t in topics])
+    areas = {0: 0, 1: 0, 2: 0, 3: 1, 4: 1, 5: 1}
+    xy = landmark_layout(embeddings, topics, centroids, areas=areas)
+    area = np.array([areas[t] for t in topics])
+    middle = np.stack([xy[area == a].mean(axis=0) for a in (0, 1)])
+    nearer = np.argmin(np.linalg.norm(xy[:, None] - middle[None], axis=2), axis=1)
+    assert (nearer == area).all()  # every paper lies on its own area's side
+    for t in range(6):  # and each theme's papers form one disc apart from the other themes'
+        own = np.linalg.norm(xy[topics == t] - xy[topics == t].mean(axis=0), axis=1).max()
+        others = np.linalg.norm(xy[topics != t] - xy[topics == t].mean(axis=0), axis=1).min()
+        assert others > own
+
+
+def test_map_data_escapes_the_script_element_and_keeps_every_paper():
+    import json
+
+    import pandas as pd
+
+    from pipeline.report.explore import map_data, script_json
+    from pipeline.report.plots import hull
+
+    text = script_json({"title": "</script><script>alert(1)</script> & \u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"title": "</script><script>alert(1)</script> & \u2028"}
+    square = hull(np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5]]))
+    assert sorted(map(tuple, square)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    papers = pd.DataFrame({"paper_id": ["a", "b", "c"], "title": ["x", "y", "z"],
+                           "authors": [["A", "B", "C", "D", "E"], [], ["F"]], "week": ["2025-W02", "2025-W01", "2025-W02"],
+                           "url": ["https://arxiv.org/abs/1", None, None]})
+    data = map_data(papers, np.zeros((3, 2)), np.array([5, -1, 5]), {5: "Theme"}, {5: (0, "Area")}, title="t", subtitle="s")
+    assert data["t"] == [0, -1, 0] and data["unassigned"] == 1
+    assert [data["weeks"][w] for w in data["w"]] == ["2025-W02", "2025-W01", "2025-W02"]
+    assert data["authors"] == ["A, B, C, D et al.", "", "F"]
+    assert data["themes"][0]["label"] == "Theme" and data["areas"][0]["themes"] == [0]
