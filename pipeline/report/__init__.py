@@ -45,6 +45,21 @@ def load_corpus(cfg: Config) -> data.Corpus:
                      state.get("forming", []))
 
 
+def load_embeddings(cfg: Config, corpus: data.Corpus):  # noqa: ANN201 - (numpy array, dict)
+    """The papers' embeddings (rows of ``corpus.papers``, from the topics stage's cache; any paper
+    missing there is embedded now with the same model) and each theme's centroid."""
+    from pipeline.topics import State, make_embedder, paper_texts
+    from pipeline.topics.embed import EmbeddingCache
+
+    state = State.load(cfg.paths.models / "topics")
+    if state is None:
+        raise TableError(f"{cfg.paths.display(cfg.paths.models / 'topics')}: no fitted themes; run topics first")
+    embedder = make_embedder(cfg.topics)
+    identity = state.embedder if state.embedder else embedder.identity
+    embeddings, _ = EmbeddingCache(cfg.paths.interim / "embeddings", identity).embed(paper_texts(corpus.papers), embedder)
+    return embeddings, {int(t): c for t, c in zip(state.ids, state.centroids)}
+
+
 def _save_all(figures: dict, folder: Path) -> dict:
     saved = {}
     for name, (fig, caption) in figures.items():
@@ -116,8 +131,6 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     from pipeline.report.explore import map_html
     from pipeline.report.survey import build, map_page
     from pipeline.report.survey_html import SURVEY_HTML, to_markdown
-    from pipeline.topics import State, make_embedder, paper_texts
-    from pipeline.topics.embed import EmbeddingCache
 
     start = time.perf_counter()
     corpus = load_corpus(cfg)
@@ -128,13 +141,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     last = pd.Timestamp(until, tz="UTC") if until else papers[Papers.published].max().normalize()
     if since and until and first > last:
         raise ValueError(f"--since {since} is after --until {until}: no day lies between them")
-    state = State.load(cfg.paths.models / "topics")
-    if state is None:
-        raise TableError(f"{cfg.paths.display(cfg.paths.models / 'topics')}: no fitted themes; run topics first")
-    embedder = make_embedder(cfg.topics)
-    identity = state.embedder if state.embedder else embedder.identity
-    embeddings, _ = EmbeddingCache(cfg.paths.interim / "embeddings", identity).embed(paper_texts(papers), embedder)
-    centroids = {int(t): c for t, c in zip(state.ids, state.centroids)}
+    embeddings, centroids = load_embeddings(cfg, corpus)
     result = build(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
     final = cfg.paths.reports / "survey" / (result.period + ("-areas" if level == "area" else ""))
     with atomic_folder(final) as folder:

@@ -21,8 +21,8 @@ def seed_project(tmp_path_factory):
     return root
 
 
-def test_there_are_three_notebooks():
-    assert [p.name for p in NOTEBOOKS] == ["01_themes.ipynb", "02_week_trends.ipynb", "03_landscape.ipynb"]
+def test_there_are_four_notebooks():
+    assert [p.name for p in NOTEBOOKS] == ["01_themes.ipynb", "02_week_trends.ipynb", "03_landscape.ipynb", "04_questions.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -34,6 +34,11 @@ def test_notebook_runs(path, seed_project, monkeypatch):
     outputs = [o for cell in book.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert any("papers" in "".join(o.get("text", "")) for o in outputs)
+    if path.name == "03_landscape.ipynb":  # the interactive map, inline with its data and script
+        pages = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+        assert any("<iframe srcdoc=" in page and "map-data" in page and "paperMap" in page for page in pages)
+    if path.name == "04_questions.ipynb":
+        assert (seed_project / "reports" / "exports" / "themes.csv").exists()
 
 
 def test_notebooks_do_not_redefine_package_functions():
