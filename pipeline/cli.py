@@ -366,7 +366,8 @@ def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str) -
 def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only: bool, level: str) -> None:
     """The research landscape over a period: a map of the themes, sizes, relations, weekly movement.
 
-    Writes reports/survey/<since>_<until>/index.html, report.md and figures/.
+    Writes reports/survey/<since>_<until>/index.html, report.md, figures/ and map.html (the
+    interactive map: hover, search, zoom, switch areas and themes; works offline).
 
     \b
     Examples:
