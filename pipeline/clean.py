@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pipeline import dates, ids
+from pipeline import arxiv, dates, ids
 from pipeline.config import CleanConfig, Config, as_dict
 from pipeline.io import TableError, read_json, read_table, write_json, write_table
 from pipeline.schemas import WRONG_TYPE, Duplicates, Listings, Papers, Quarantine, empty
@@ -73,16 +73,12 @@ def _clean_lists(values: pd.Series) -> pd.Series:
     )
 
 
-# cs.DC, hep-th, math.GT, q-bio.NC, physics.comp-ph; not ACM classes such as "I.2.6; J.5"
-ARXIV_CATEGORY = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[a-z]+)?)?")
-
-
 def _arxiv_categories(values: list[str] | None) -> list[str]:
     """The arXiv categories of a listing's category list, in order, without repeats or other codes."""
     out: list[str] = []
     for value in values if values is not None else []:
         for token in re.split(r"[\s,;]+", value):
-            if ARXIV_CATEGORY.fullmatch(token) and token not in out:
+            if arxiv.CATEGORY.fullmatch(token) and token not in out:
                 out.append(token)
     return out
 
@@ -94,7 +90,7 @@ def clean_fields(listings: pd.DataFrame) -> pd.DataFrame:
         **{L.authors: _clean_lists(listings[L.authors])},
         **{L.categories: listings[L.categories].map(_arxiv_categories).astype(object)},
         **{L.primary_category: listings[L.primary_category].map(
-            lambda c: c.strip() if isinstance(c, str) and ARXIV_CATEGORY.fullmatch(c.strip()) else None
+            lambda c: c.strip() if isinstance(c, str) and arxiv.CATEGORY.fullmatch(c.strip()) else None
         ).astype(object)},
     )
 

@@ -207,10 +207,10 @@ def _fetch(obj: _Obj, cfg: Config, categories, since, until, feed: bool) -> None
 def _check_categories(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
     if not values:
         return values
-    from pipeline.fetch.query import ARXIV_CATEGORY
+    from pipeline import arxiv
 
     for value in values:
-        if not ARXIV_CATEGORY.fullmatch(value):
+        if not arxiv.CATEGORY.fullmatch(value):
             raise click.BadParameter(f"{value!r} is not an arXiv category (e.g. cs.DC, hep-th, math.QA)")
     return values
 

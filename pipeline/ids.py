@@ -6,19 +6,13 @@ import hashlib
 import re
 import unicodedata
 
-# New style (0704.0001 .. 2606.04101) and old style (hep-th/9901001, math.GT/0309136).
+from pipeline import arxiv
+
+# an id alone, after "arXiv:", or in an abs or pdf link; then a version, then ".pdf"
 _ARXIV_ID = re.compile(
-    r"""(?ix)
-    (?:arxiv:|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)?
-    (?P<id>
-        (?P<yymm>\d{4})\.(?P<number>\d{4,5})
-      | [a-z]+(?:-[a-z]+)*(?:\.[a-z]{2})?/(?P<old_yymm>\d{4})\d{3}
-    )
-    (?:v(?P<version>[1-9]\d*))?
-    (?:\.pdf)?
-    """
+    rf"(?:arxiv:|(?:https?://)?{arxiv.HOST}/(?:abs|pdf)/)?{arxiv.ID_PARTS}(?:v(?P<version>[1-9]\d*))?(?:\.pdf)?",
+    re.IGNORECASE,
 )
-_FIVE_DIGITS_FROM = "1501"  # new-style numbers have four digits until 2014, five from January 2015
 
 
 def _valid_month(yymm: str) -> bool:
@@ -46,7 +40,7 @@ def parse_arxiv_id(text: str | None) -> tuple[str, int | None] | None:
     if not _valid_month(yymm):
         return None
     if match.group("yymm") and (
-        yymm < "0704" or (len(match.group("number")) == 5) != (yymm >= _FIVE_DIGITS_FROM)
+        yymm < "0704" or (len(match.group("number")) == 5) != (yymm >= arxiv.FIVE_DIGITS_FROM)
     ):
         return None  # new-style ids began in April 2007
     if "/" in arxiv_id:  # old style: archive name is lower case, subject class upper case
@@ -73,4 +67,4 @@ def abs_url(paper_id: str) -> str | None:
     """The arXiv abstract page of an arXiv id; None for ids made from titles."""
     if paper_id.startswith("title:"):
         return None
-    return f"https://arxiv.org/abs/{paper_id}"
+    return arxiv.abs_url(paper_id)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from pipeline import arxiv
 from pipeline.config import Config, FetchConfig
 from pipeline.fetch.query import (
     PAGE_FILE,
@@ -58,9 +59,6 @@ __all__ = ["FetchError", "run"]
 
 log = logging.getLogger(__name__)
 
-MAX_PAGE_SIZE = 2000  # arXiv's terms: results per page
-MAX_QUERY_RESULTS = 30_000  # and per query
-ARXIV_DELAY_S = 3.0  # and seconds between requests
 API_DIR = "arxiv-api"
 FEED_DIR = "arxiv-feed"
 
@@ -383,19 +381,19 @@ def check_settings(cfg: FetchConfig) -> None:
     def bad(name: str, rule: str) -> FetchError:
         return FetchError(f"[fetch] {name} = {getattr(cfg, name)!r}: {rule}")
 
-    if not 1 <= cfg.page_size <= MAX_PAGE_SIZE:
-        raise bad("page_size", f"must be 1 to {MAX_PAGE_SIZE:,} (the most results arXiv gives a page)")
-    if not cfg.page_size <= cfg.max_results_per_query <= MAX_QUERY_RESULTS:
+    if not 1 <= cfg.page_size <= arxiv.MAX_PAGE_SIZE:
+        raise bad("page_size", f"must be 1 to {arxiv.MAX_PAGE_SIZE:,} (the most results arXiv gives a page)")
+    if not cfg.page_size <= cfg.max_results_per_query <= arxiv.MAX_QUERY_RESULTS:
         raise bad("max_results_per_query",
-                  f"must be page_size to {MAX_QUERY_RESULTS:,} (the most results arXiv gives a query)")
+                  f"must be page_size to {arxiv.MAX_QUERY_RESULTS:,} (the most results arXiv gives a query)")
     if cfg.retries < 0 or cfg.backoff_s < 0 or cfg.backoff_max_s < 0:
         raise bad("retries" if cfg.retries < 0 else "backoff_s" if cfg.backoff_s < 0 else "backoff_max_s",
                   "must not be negative")
     if not cfg.timeout_s > 0:
         raise bad("timeout_s", "must be more than 0")
     hosts = {(urlsplit(url).hostname or "").lower() for url in (cfg.api_url, cfg.feed_url)}
-    if cfg.delay_s < ARXIV_DELAY_S and any(h == "arxiv.org" or h.endswith(".arxiv.org") for h in hosts):
-        raise bad("delay_s", f"arXiv asks for at most one request every {ARXIV_DELAY_S:g} s")
+    if cfg.delay_s < arxiv.MIN_DELAY_S and any(h == "arxiv.org" or h.endswith(".arxiv.org") for h in hosts):
+        raise bad("delay_s", f"arXiv asks for at most one request every {arxiv.MIN_DELAY_S:g} s")
     if cfg.delay_s < 0:
         raise bad("delay_s", "must not be negative")
 

@@ -23,11 +23,10 @@ from xml.etree.ElementTree import Element, ParseError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
-# Same shape as the clean stage's: an archive, optionally a subject class (cs.DC, hep-th, math.QA).
-ARXIV_CATEGORY = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Za-z]+(?:-[a-z]+)?)?")
+from pipeline import arxiv
+
 MINUTE = dt.timedelta(minutes=1)
 _STAMP = "%Y%m%d%H%M"
-FEED_ID_PREFIX = "oai:arXiv.org:"
 PAGE_FILE = re.compile(r"^(?P<name>.+)_page(?P<page>\d{4,})_start(?P<start>\d{6,})\.xml$")
 
 
@@ -102,7 +101,7 @@ def window_for(since: dt.date, until: dt.date | None, now: dt.datetime) -> Windo
 
 # --- queries and names ---------------------------------------------------------------------------
 def check_category(category: str) -> str:
-    if not ARXIV_CATEGORY.fullmatch(category):
+    if not arxiv.CATEGORY.fullmatch(category):
         raise FetchError(f"not an arXiv category: {category!r} (expected e.g. cs.DC, hep-th, math.QA)")
     return category
 
@@ -266,8 +265,8 @@ def parse_feed(body: bytes) -> FeedPage:
     types: dict[str, int] = {}
     for number, entry in enumerate(_entries(root), 1):
         entry_id = _child_text(entry, "id") or ""
-        if not entry_id.startswith(FEED_ID_PREFIX):
-            raise BrokenResponse(f"entry {number} has no {FEED_ID_PREFIX} id (id {entry_id!r})")
+        if not entry_id.startswith(arxiv.FEED_ID_PREFIX):
+            raise BrokenResponse(f"entry {number} has no {arxiv.FEED_ID_PREFIX} id (id {entry_id!r})")
         published = _child_text(entry, "published") or ""
         try:
             days.append(dt.date.fromisoformat(published[:10]))

@@ -16,7 +16,6 @@ clean merges it into the paper when a dated listing of the paper is held, and qu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 from xml.etree.ElementTree import Element, ParseError
@@ -24,11 +23,10 @@ from xml.etree.ElementTree import Element, ParseError
 from defusedxml import DefusedXmlException, EntitiesForbidden, ExternalReferenceForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 
+from pipeline import arxiv
 from pipeline.ingest.records import ReadContext, SourceError, record
 
 _CHUNK = 1 << 16
-_FEED_ID = "oai:arXiv.org:"
-_FEED_SUMMARY = re.compile(r"^\s*arXiv:\S+\s+Announce Type:\s*[\w-]+\s*(?:Abstract:\s*)?", re.IGNORECASE)
 _DATED_BY_ANNOUNCEMENT = ("new", "cross")
 
 
@@ -101,7 +99,7 @@ def _entry_record(line: int, entry: Element) -> dict:
     entry_id = first("id")
     if entry_id and "/api/errors" in entry_id:
         return record(line=line, arxiv_id=None, error=f"arXiv API error: {first('summary') or entry_id}")
-    if entry_id and entry_id.startswith(_FEED_ID):
+    if entry_id and entry_id.startswith(arxiv.FEED_ID_PREFIX):
         return _feed_entry_record(line, entry_id, children, first)
     authors, affiliations = [], []
     for author in children.get("author", []):
@@ -149,9 +147,9 @@ def _feed_entry_record(
     links = {link.get("rel"): link.get("href") for link in children.get("link", [])}
     return record(
         line=line,
-        arxiv_id=entry_id[len(_FEED_ID):],
+        arxiv_id=entry_id[len(arxiv.FEED_ID_PREFIX):],
         title=first("title"),
-        abstract=_FEED_SUMMARY.sub("", abstract, count=1) if abstract else None,
+        abstract=arxiv.FEED_SUMMARY.sub("", abstract, count=1) if abstract else None,
         authors=[name.strip() for name in (first("creator") or "").split(",") if name.strip()],
         categories=[c.get("term") for c in children.get("category", []) if c.get("term")],
         announced=announced,

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from pipeline import arxiv
 from pipeline.ingest.records import ReadContext, decode, fallback_warning, record
 
 NO_ENTRIES = "no entries found"
@@ -195,15 +196,9 @@ def read_digest(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
 
 
 # --- api-text ------------------------------------------------------------------------------------
-_ID_URL = re.compile(
-    r"""https?://(?:export\.)?arxiv\.org/abs/
-    (?P<id>\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{7})
-    (?:v(?P<version>\d)(?P<more>\d*))?""",
-    re.VERBOSE,
-)
+_ID_URL = re.compile(rf"https?://{arxiv.HOST}/abs/(?P<id>{arxiv.ID})(?:v(?P<version>\d)(?P<more>\d*))?")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _ISO_GLUED = re.compile(r"""(?<=[^\s,;"'])\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z(?=[^\s,;"'])""")
-_API_FEED = re.compile(r"https?://(?:export\.)?arxiv\.org/api/")
 
 
 def _glued_cuts(text: str) -> list[int]:
@@ -495,7 +490,7 @@ def sniff_text_format(head: str) -> str | None:
         return None
     opening = stripped[:1000]
     glued_id = any(m.end() < len(head) and head[m.end()].isalnum() for m in _ID_URL.finditer(head))
-    if glued_id and _ISO_GLUED.search(head) and (_API_FEED.search(opening) or _ID_URL.search(opening)):
+    if glued_id and _ISO_GLUED.search(head) and (arxiv.API_URL.search(opening) or _ID_URL.search(opening)):
         return "api-text"
     lines = [line.strip() for line in head.split("\n")]
     headers = sum(1 for line in lines if _LISTING_HEADER.match(line))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 
 _PALETTE = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
@@ -425,8 +425,14 @@ def history(events: pd.DataFrame, counts: pd.DataFrame, labels: dict[int, str], 
         y = len(order) - 1 - row
         if t in counts.columns:  # each row scaled to its own busiest week
             series = counts[t].to_numpy(dtype=float)
-            ax.fill_between(range(len(weeks)), y, y + 0.8 * series / max(series.max(), 1.0), color=theme_color(t),
-                            alpha=0.35, linewidth=0)
+            top_ = y + 0.8 * series / max(series.max(), 1.0)
+            born = events[(events["topic"] == t) & events["relation"].isin(["new", "split"])]["week"]
+            start = weeks.index(born.min()) if len(born) and born.min() in weeks else 0
+            x = np.arange(len(weeks))
+            # before its birth: the papers that waited in the pool, hatched and faint
+            ax.fill_between(x[: start + 1], y, top_[: start + 1], facecolor="none", edgecolor=theme_color(t),
+                            hatch="////", alpha=0.5, linewidth=0)
+            ax.fill_between(x[start:], y, top_[start:], color=theme_color(t), alpha=0.4, linewidth=0)
         for event in events[events["topic"] == t].itertuples():
             if event.week in weeks:
                 marker, _ = EVENT_MARKS[event.relation]
@@ -443,6 +449,7 @@ def history(events: pd.DataFrame, counts: pd.DataFrame, labels: dict[int, str], 
         ax.spines[side].set_visible(False)
     handles = [Line2D([], [], marker=m, linestyle="none", color="#888888", markeredgecolor="#222222", label=word)
                for m, word in EVENT_MARKS.values()]
+    handles.append(Patch(facecolor="none", edgecolor="#888888", hatch="////", label="waited in the pool"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7.5, frameon=False)
     ax.set_title(title, loc="left", fontsize=11)
     return fig

@@ -234,7 +234,8 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     if events is not None:
         survey.figures["history"] = (plots.history(events, counts, labels, title="How themes were born, split and ended"),
                                      "Themes born in a weekly update, split off, merged away or retired by a refit in "
-                                     "the period (topic_lineage.parquet), each over its weekly papers; latest first.")
+                                     "the period (topic_lineage.parquet), each over its weekly papers (hatched: papers that waited in "
+                                     "the pool of unexplained papers before the theme was born); latest first.")
     survey.figures["sparklines"] = (plots.sparklines(counts, labels, title=f"Papers per week, by {level}"),
                                     f"Weekly papers per {level}, {span}; the number is the total"
                                     + _largest(plots.TOP_THEMES, len(sizes), noun=noun))

@@ -12,7 +12,7 @@ SURVEY_HTML = """<!doctype html>
 <style>{{ style }}</style></head><body>
 <h1>Research landscape, {{ s.since.strftime('%d %b %Y') }} – {{ s.until.strftime('%d %b %Y') }}{% if s.level == 'area' %}: areas{% endif %}</h1>
 <p class="sub">{{ '{:,}'.format(s.papers|length) }} papers in {{ (s.themes['size_in_period'] > 0).sum() }} {{ s.level }}s{% if s.level == 'theme' %}
-in {{ s.groups|length }} areas{% endif %} ·
+ in {{ s.groups|length }} areas{% endif %} ·
 generated {{ generated }}</p>
 {% if not s.papers|length %}<p class="empty">No papers in this period.</p>{% else %}
 <p class="explore"><a href="map.html"><strong>Explore the map</strong></a>: every paper as a point; hover to read
