@@ -131,9 +131,9 @@ def test_since_after_until_is_refused_in_one_line(project):
 
 
 def test_survey_since_after_until_is_refused_in_one_line(project, hash_embedder, monkeypatch):
-    from pipeline import topics as topics_stage
+    from pipeline.topics import embed
 
-    monkeypatch.setattr(topics_stage, "make_embedder", lambda cfg: hash_embedder)
+    monkeypatch.setattr(embed, "make_embedder", lambda cfg: hash_embedder)
     assert CliRunner().invoke(cli, ["--root", str(project), "-q", "ingest"]).exit_code == 0
     assert CliRunner().invoke(cli, ["--root", str(project), "-q", "clean"]).exit_code == 0
     assert CliRunner().invoke(cli, ["--root", str(project), "-q", "topics"]).exit_code == 0

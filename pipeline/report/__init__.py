@@ -48,13 +48,13 @@ def load_corpus(cfg: Config) -> data.Corpus:
 def load_embeddings(cfg: Config, corpus: data.Corpus):  # noqa: ANN201 - (numpy array, dict)
     """The papers' embeddings (rows of ``corpus.papers``, from the topics stage's cache; any paper
     missing there is embedded now with the same model) and each theme's centroid."""
-    from pipeline.topics import State, make_embedder, paper_texts
+    from pipeline.topics import State, embed, paper_texts
     from pipeline.topics.embed import EmbeddingCache
 
     state = State.load(cfg.paths.models / "topics")
     if state is None:
         raise TableError(f"{cfg.paths.display(cfg.paths.models / 'topics')}: no fitted themes; run topics first")
-    embedder = make_embedder(cfg.topics)
+    embedder = embed.make_embedder(cfg.topics)
     identity = state.embedder if state.embedder else embedder.identity
     embeddings, _ = EmbeddingCache(cfg.paths.interim / "embeddings", identity).embed(paper_texts(corpus.papers), embedder)
     return embeddings, {int(t): c for t, c in zip(state.ids, state.centroids)}

@@ -17,12 +17,18 @@ import os
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from pipeline.io import atomic_path
+from pipeline.schemas import Papers
 from pipeline.stage import progress
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pipeline.config import TopicsConfig
 
 log = logging.getLogger(__name__)
 
@@ -144,3 +150,14 @@ class EmbeddingCache:
             log.info("embedded %d new text(s) with %s (%d cached)", len(todo), embedder.identity, len(hashes) - len(missing))
         matrix = np.stack([known[h] for h in hashes]) if len(hashes) else np.zeros((0, 0), np.float32)
         return matrix.astype(np.float32, copy=False), len(todo)
+
+
+def make_embedder(cfg: TopicsConfig) -> Embedder:
+    if cfg.embedder != "minilm":
+        raise ValueError(f"unknown embedder {cfg.embedder!r}; available: minilm")
+    return SentenceTransformerEmbedder(batch_size=cfg.batch_size, max_tokens=cfg.max_tokens, threads=cfg.threads)
+
+
+def paper_texts(papers: pd.DataFrame) -> list[str]:
+    """What is embedded and clustered: title, then abstract."""
+    return (papers[Papers.title] + ". " + papers[Papers.abstract]).tolist()

@@ -18,7 +18,7 @@ import numpy as np
 from pipeline.config import Config
 from pipeline.io import read_table, write_json
 from pipeline.schemas import DocTopics, Papers
-from pipeline.topics import State, make_embedder, paper_texts
+from pipeline.topics import State, embed, paper_texts
 from pipeline.topics.embed import Embedder, EmbeddingCache
 from pipeline.topics.metrics import agreement, label_measures, summary
 from pipeline.topics.model import stop_words
@@ -38,7 +38,7 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     sizes = np.bincount(topics[topics >= 0]) if (topics >= 0).any() else np.zeros(1)
     result["largest_theme_share"] = float(sizes.max() / max(len(topics), 1))
     result["n_areas"] = len(state.area_labels)
-    embedder = embedder or make_embedder(cfg.topics)
+    embedder = embedder or embed.make_embedder(cfg.topics)
     labels = label_measures(state.labels, topics, texts, state.centroids, state.ids.tolist(), embed=embedder.encode,
                             stop=frozenset(stop_words(cfg.topics.stop_words)))
     result.update({k: v for k, v in labels.items() if k != "label_support"})

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from pipeline import clean, config, ingest, topics
+from pipeline.topics import fitting
 from pipeline.config import TopicsConfig
 from pipeline.io import read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree
@@ -197,7 +198,7 @@ def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
                {"from_topic": 2, "to_topic": 1, "relation": "merged", "similarity": 0.4, "shared_papers": 2}]
     old = np.array([0, 0, 1, 1, 0, -1, 2, 2] + [1] * 10)
     new = np.array([1, 0, 5, 1, 5, 5, 1, 1] + [5] * 10)
-    out, rows, changed = topics._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous)
+    out, rows, changed = fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous)
     # 0 -> 1 between persisting themes: stays; 1 -> 5 (split off 1): moves; 0 -> 5: stays; 2 persists
     assert out.tolist() == [0, 0, 5, 1, 0, 5, 2, 2] + [5] * 10
     assert fitted.ids.tolist() == [0, 1, 2, 5] and fitted.labels[2] == "c"
@@ -206,7 +207,7 @@ def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
     assert {2, 5} <= changed
     # a new theme left too small is dropped (its papers unassigned until recentred)
     fitted = state_of([0, 1, 5], ["a", "b", "e"])
-    out, rows, _ = topics._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous)
+    out, rows, _ = fitting._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous)
     assert 5 not in out.tolist() and 5 not in fitted.ids.tolist()
     assert all(r["to_topic"] != 5 for r in rows)
 
@@ -250,7 +251,9 @@ def test_labels_are_made_distinct_before_they_are_written():
 def test_a_run_killed_part_way_is_never_taken_for_a_finished_one(cleaned, hash_embedder, monkeypatch):
     topics.run(cleaned, embedder=hash_embedder)
     folder = cleaned.paths.models / "topics"
-    real_write = topics.write_table
+    from pipeline.topics import stage
+
+    real_write = stage.write_table
 
     def killed_at_the_tree(df, path, *args, **kwargs):
         if path == cleaned.paths.topic_tree:
@@ -259,10 +262,10 @@ def test_a_run_killed_part_way_is_never_taken_for_a_finished_one(cleaned, hash_e
 
     # a refit of the same papers killed after the model and the first tables were written
     other = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, seed=7))
-    monkeypatch.setattr(topics, "write_table", killed_at_the_tree)
+    monkeypatch.setattr(stage, "write_table", killed_at_the_tree)
     with pytest.raises(KeyboardInterrupt):
         topics.run(other, refit=True, embedder=hash_embedder)
-    monkeypatch.setattr(topics, "write_table", real_write)
+    monkeypatch.setattr(stage, "write_table", real_write)
     result = topics.run(other, embedder=hash_embedder)
     assert result.ran and result.stage == "topics (update)"  # not "skipped" on half-written outputs
     state = topics.State.load(folder)

@@ -1,0 +1,222 @@
+"""Fit and refit: cluster every paper (``model.ThemeModel``), name the areas above the themes, and
+on a refit match the new themes to the old ones (``align.py``) so persisting themes keep their ids
+and labels; with ``refit_keeps_placed`` placed papers move only into new or split themes."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from pipeline.config import TopicsConfig
+from pipeline.topics.label import Corpus as LabelCorpus
+from pipeline.topics.label import Embed
+from pipeline.topics.state import Assignment, State, unique_label, utc_now
+
+log = logging.getLogger(__name__)
+
+
+def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
+        embedder: str, previous: State | None, previous_topics: dict[str, int], *,
+        titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
+    """Cluster everything; with a previous state, align to it (refit). ``embed`` (the papers' model)
+    checks the labels' faithfulness; ``titles`` weigh more in them."""
+    from pipeline.topics.align import Themes, align
+    from pipeline.topics.model import ThemeModel, centroids_of
+
+    model = ThemeModel(cfg).fit(texts, embeddings, titles=titles, embed=embed)
+    now = utc_now()
+    if previous is None:
+        ids = {int(t): int(t) for t in model.topic_ids_}
+        lineage = [{"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0}
+                   for t in ids.values()]
+        next_id = max(ids.values(), default=-1) + 1
+        labels = {ids[t]: model.labels_[t] for t in ids}
+    else:
+        # old themes' centroids recomputed from today's embeddings of their papers where possible
+        old_topics = np.array([previous_topics.get(p, -1) for p in paper_ids])
+        present = [t for t in previous.ids.tolist() if (old_topics == t).any()]
+        old_centroids = previous.centroids.copy()
+        if previous.embedder != embedder:
+            old_centroids[:] = 0  # another model's vectors cannot be compared
+        if present:
+            fresh = centroids_of(embeddings, old_topics, present)
+            for row, t in zip(fresh, present):
+                old_centroids[previous.ids.tolist().index(t)] = row
+        result = align(
+            Themes(model.topic_ids_, model.centroids_, model.words_),
+            Themes(previous.ids, old_centroids, previous.words),
+            dict(zip(paper_ids, model.topics_.tolist())),
+            dict(zip(paper_ids, old_topics.tolist())),
+            threshold=cfg.align_threshold, next_id=previous.next_id,
+        )
+        ids, lineage = result.ids, result.lineage
+        next_id = max([previous.next_id, *[i + 1 for i in ids.values()]])
+        labels, used = {}, set()
+        for t in sorted(ids, key=lambda t: t not in result.matched):  # kept labels first
+            label = previous.labels[result.matched[t]] if t in result.matched else model.labels_[t]
+            labels[ids[t]] = unique_label(label, model.words_[t], used, ids[t])
+            used.add(labels[ids[t]])
+    order = sorted(ids, key=lambda t: ids[t])
+    state = State(
+        ids=np.array([ids[t] for t in order], dtype=int),
+        centroids=model.centroids_[[model.topic_ids_.tolist().index(t) for t in order]] if order
+        else np.zeros((0, embeddings.shape[1]), np.float32),
+        words={ids[t]: model.words_[t] for t in order}, labels=labels, embedder=embedder,
+        next_id=next_id, fitted_at=now, descriptions={ids[t]: _described(labels[ids[t]], model.descriptions_[t])
+                                                       for t in order},
+        support={ids[t]: float(model.label_support_[t]) for t in order},
+    )
+    if previous is not None:  # a theme born in a weekly update keeps its birth week
+        state.born = {t: week for t, week in previous.born.items() if t in set(state.ids.tolist())}
+    topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
+    similarity = model.similarity_
+    if previous is not None and cfg.refit_keeps_placed:
+        before = topics
+        topics, lineage, changed = _keep_placed(topics, old_topics, state, lineage, cfg, previous)
+        if changed:
+            similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1),
+                                   changed=changed)
+    names = model.label_corpus_
+    if previous is not None:  # a kept label's support is measured anew
+        from pipeline.topics.label import content_words
+
+        for t in state.ids.tolist():
+            rows = set(np.flatnonzero(topics == t).tolist())
+            state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
+    add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
+              previous=previous, previous_topics=previous_topics, corpus=names)
+    return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_)
+
+
+def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,
+                 previous: State) -> tuple[np.ndarray, list[dict], set[int]]:
+    """A refit that keeps history. Every theme that still holds papers persists, with its id, label
+    and keywords (a theme the new clustering did not match comes back as it was); a paper placed
+    before stays in its theme unless the refit put it in a theme that is new, or split off its own
+    theme. A new theme left with fewer than ``emerge_min_size`` papers is dropped (its papers are
+    unassigned here and join their nearest theme when the centroids are computed again). Returns
+    the assignment, the lineage rewritten to say what happened, and the themes whose papers changed."""
+    present = [int(t) for t in previous.ids.tolist() if (old_topics == t).any()]
+    matched = {row["to_topic"] for row in lineage if row["relation"] == "same"}
+    fresh = {row["to_topic"] for row in lineage if row["to_topic"] is not None} - matched  # unmatched new themes
+    kind: dict[int, str] = {}  # each new theme's relation (its first lineage row)
+    for row in lineage:
+        kind.setdefault(row["to_topic"], row["relation"])
+    split_from: dict[int, set[int]] = {}
+    for row in lineage:
+        if row["relation"] == "split" and row["to_topic"] in fresh:
+            split_from.setdefault(row["to_topic"], set()).add(row["from_topic"])
+    out = topics.copy()
+    for i in np.flatnonzero(np.isin(old_topics, present) & (topics != old_topics)):
+        old, new = int(old_topics[i]), int(topics[i])
+        if new in fresh and (new not in split_from or old in split_from[new]) and kind[new] != "merged":
+            continue  # into a theme the refit found new, or split off its own
+        out[i] = old
+    revived = [t for t in present if t not in matched]
+    for t in revived:
+        j = previous.ids.tolist().index(t)
+        state.ids = np.append(state.ids, t)
+        state.centroids = np.vstack([state.centroids, previous.centroids[j:j + 1]]).astype(np.float32)
+        state.words[t] = previous.words.get(t, [])
+        state.descriptions[t] = previous.descriptions.get(t, previous.labels[t])
+        state.support[t] = previous.support.get(t, 0.0)
+        if t in previous.born:
+            state.born[t] = previous.born[t]
+        clash = next((u for u, label in state.labels.items() if label == previous.labels[t]), None)
+        state.labels[t] = previous.labels[t]
+        if clash is not None:
+            state.labels[clash] = unique_label(state.labels[clash], state.words.get(clash, []),
+                                                set(state.labels.values()), clash)
+    small = [t for t in fresh if (out == t).sum() < cfg.emerge_min_size]
+    if small:
+        out[np.isin(out, small)] = -1
+        keep = ~np.isin(state.ids, small)
+        state.ids, state.centroids = state.ids[keep], state.centroids[keep]
+        for table in (state.words, state.labels, state.descriptions, state.support):
+            for t in small:
+                table.pop(t, None)
+    order = np.argsort(state.ids, kind="stable")
+    state.ids, state.centroids = state.ids[order], state.centroids[order]
+    # the lineage of what the refit did, now that papers stayed where they were
+    rows = [row for row in lineage if row["relation"] == "same"]
+    rows += [{"from_topic": t, "to_topic": t, "relation": "same", "similarity": None,
+              "shared_papers": int(((old_topics == t) & (out == t)).sum())} for t in revived]
+    for t in sorted(fresh - set(small)):
+        sources = split_from.get(t, set())
+        if sources:
+            rows += [row for row in lineage if row["to_topic"] == t and row["relation"] == "split"]
+        else:
+            rows.append({"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0})
+    rows += [{"from_topic": t, "to_topic": None, "relation": "retired", "similarity": None, "shared_papers": 0}
+             for t in previous.ids.tolist() if t not in present]
+    changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
+    return out, rows, changed - {-1}
+
+
+def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
+              candidates: np.ndarray, changed: set[int]) -> np.ndarray:
+    """Centroids of the ``changed`` themes from ``topics`` (changed in place: ``candidates``, papers
+    of dropped themes, join their nearest theme as outliers do); returns each paper's similarity."""
+    from pipeline.topics.model import _unit, nearest, reassign_outliers, similarity_to_own
+
+    state.centroids = state.centroids.copy()
+    for j, t in enumerate(state.ids.tolist()):
+        members = topics == t
+        if members.any() and t in changed:  # a theme the refit's clustering gave other papers
+            state.centroids[j] = _unit(embeddings[members].mean(axis=0, keepdims=True))[0]
+    near, best = nearest(embeddings, state.centroids, state.ids)
+    topics[:] = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
+    return similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
+
+
+def _described(label: str, description: str) -> str:
+    """A description that starts with ``label`` (a refit may keep an old label over the new one)."""
+    phrases = description.split(" · ")
+    if phrases and phrases[0].lower() == label.lower():
+        return description
+    rest = [p for p in phrases[1:] if p.lower() != label.lower()]
+    return " · ".join([label[:1].lower() + label[1:] if label[1:2].islower() else label, *rest])
+
+
+def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,
+              paper_ids: list[str], cfg: TopicsConfig, *, embed: Embed | None = None, previous: State | None = None,
+              previous_topics: dict[str, int] | None = None, corpus: LabelCorpus | None = None) -> None:
+    """Group the state's themes into areas (``areas.py``) and name them (``label.py``); on a refit an
+    area keeps the id, and the label, of the previous area it shares most papers with. ``corpus``:
+    the texts already prepared for naming by the theme model."""
+    from pipeline.topics import areas
+    from pipeline.topics.label import name_groups
+    from pipeline.topics.model import centroids_of, stop_words
+
+    ids = state.ids.tolist()
+    sizes = {t: int((topics == t).sum()) for t in ids}
+    tree = areas.build(state.centroids, ids, sizes)
+    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
+    new_members = {a: set(np.asarray(paper_ids)[paper_area == a].tolist()) for a in set(tree.area_of.values())}
+    old_members: dict[int, set[str]] = {}
+    if previous is not None and previous.area_of and previous_topics:
+        for paper, t in previous_topics.items():
+            if t in previous.area_of:
+                old_members.setdefault(previous.area_of[t], set()).add(paper)
+    start = previous.next_area if previous is not None else 0
+    stable, state.next_area = areas.match(new_members, old_members, start)
+    tree = areas.relabel(tree, stable)
+    area_ids = sorted(set(tree.area_of.values()))
+    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
+    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
+    named = name_groups(texts, titles, paper_area, area_ids, centroids_of(embeddings, paper_area, area_ids)
+                        if area_ids else np.zeros((0, embeddings.shape[1])), frozenset(stop_words(cfg.stop_words)),
+                        embed=embed, corpus=corpus)
+    kept = {a: previous.area_labels[a] for a in area_ids
+            if previous is not None and a in previous.area_labels and a in old_members}
+    labels, used = {}, set(kept.values())
+    for a in area_ids:
+        label = kept.get(a) or named[a].label
+        if label in labels.values() or (a not in kept and label in used):
+            label = f"{label} ({a})"
+        labels[a] = label
+    state.area_of, state.area_labels = dict(tree.area_of), labels
+    state.area_descriptions = {a: named[a].description for a in area_ids}
+    names = {f"theme:{t}": state.labels[t] for t in ids} | {f"area:{a}": labels[a] for a in area_ids}
+    state.tree = [{**row, "label": names.get(row["node"])} for row in tree.rows]

@@ -1,0 +1,197 @@
+"""The weekly update: papers already placed keep their theme, a new paper joins the theme that
+explains it, and the others wait in a pool of recent weeks where dense groups far from every theme
+are born as new themes (detection in ``emerge.py``; naming and lineage here). Neither UMAP nor
+HDBSCAN runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import numpy as np
+
+from pipeline.config import TopicsConfig
+from pipeline.dates import week_label, week_monday
+from pipeline.topics.fitting import _described
+from pipeline.topics.label import Embed
+from pipeline.topics.state import Assignment, State, unique_label
+
+log = logging.getLogger(__name__)
+
+
+def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, state: State,
+           previous_topics: dict[str, int], *, weeks: list[str] | None = None, texts: list[str] | None = None,
+           titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
+    """Papers already placed keep their theme; a new paper joins the nearest theme when that theme
+    explains it; papers no theme explains wait in a pool of recent weeks, where dense groups far from
+    every theme are born as new themes (``emerge.py``). Without ``weeks`` and ``texts`` (or with
+    ``cfg.emerge`` off) every new paper simply joins its nearest theme, as before detection."""
+    from pipeline.topics.model import nearest, reassign_outliers, similarity_to_own
+
+    known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
+    topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)
+    lineage: list[dict] = []
+    forming: list[dict] = []
+    if cfg.emerge and weeks is not None and texts is not None and len(state.ids):
+        topics, lineage, forming = _emerge(embeddings, topics, known, weeks, texts, titles, cfg, state, embed)
+        pooled = topics == -2
+        topics[pooled] = -1
+    else:
+        pooled = np.zeros(len(topics), dtype=bool)
+    near, best = nearest(embeddings, state.centroids, state.ids)
+    # the other new papers are placed. With detection on, unassigned papers outside the pool (older
+    # than its window, the fit's outliers among them) are candidates too: they join their nearest
+    # theme when similar enough, or when the cap on unassigned papers, which the pool counts
+    # against, requires it. Without detection, papers left unassigned by an earlier run stay so.
+    candidates = (~known | (topics == -1)) & ~pooled if cfg.emerge and weeks is not None else ~known
+    topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
+    unexplained = float(pooled.mean()) if len(pooled) else 0.0
+    if pooled.any():  # the pool counts against the cap on unassigned papers
+        topics = reassign_outliers(topics, best, near, 2.0, cfg.max_outlier_share, candidates=pooled)
+    forming = [{**f, "rows": f["rows"][topics[f["rows"]] == -1]} for f in forming]  # the cap may have placed some
+    forming = [f for f in forming if len(f["rows"])]
+    similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
+    result = Assignment(topics, similarity, state, lineage, "update", forming=forming)
+    result.unexplained = unexplained
+    return result
+
+
+def _week_minus(week: str, n: int) -> str:
+    return week_label(week_monday(week) - dt.timedelta(weeks=n))
+
+
+def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks: list[str], texts: list[str],
+            titles: list[str] | None, cfg: TopicsConfig, state: State, embed: Embed | None,
+            ) -> tuple[np.ndarray, list[dict], list[dict]]:
+    """Detection (``emerge.py``) for one update. Returns the assignment, with -2 for papers that stay
+    in the pool, the lineage rows of births, and the forming groups (rows, nearest theme)."""
+    from pipeline.topics import emerge
+
+    rules = emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size, quantile=cfg.emerge_quantile,
+                         dense_quantile=cfg.emerge_density)
+    topics = topics.copy()
+    week_of = np.array([w if isinstance(w, str) else "" for w in weeks])
+    newest = max(w for w in week_of.tolist() if w) if week_of.any() else None
+    if newest is None:
+        return topics, [], []
+    start = _week_minus(newest, rules.window - 1)
+    recent = week_of >= start
+    cal = emerge.calibrate(embeddings, topics, state.ids, state.centroids, rules, seed=cfg.seed)
+    # new papers, and recent papers still waiting in the pool, are tested against today's themes
+    test = np.flatnonzero((~known | (topics == -1)) & recent)
+    near, _, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
+    ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
+    topics[test[ok]] = near[ok]
+    pool = test[~ok]
+    topics[pool] = -2
+    groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok])
+    log.info("topics: no theme explains %d of the %d new or waiting papers; the pool (since %s) holds groups of %s",
+             len(pool), len(test), start, ", ".join(str(len(g.rows)) for g in groups) or "none")
+    for g in groups:
+        log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s",
+                  len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far)
+    lineage, forming = [], []
+    born = [g for g in groups if g.born and len(g.rows) >= rules.min_size]
+    for g in sorted(born, key=lambda g: (-len(g.rows), int(g.rows.min()))):
+        t = _birth(state, g, topics, texts, titles, cfg, embed, newest)
+        topics[g.rows] = t
+        log.info("topics: new theme %d, %r, from %d pool papers%s", t, state.labels[t], len(g.rows),
+                 f" (split of theme {g.parent})" if g.parent is not None else "")
+        lineage.append({
+            "from_topic": g.parent, "to_topic": t, "relation": "split" if g.parent is not None else "new",
+            "similarity": g.closeness, "shared_papers": 0, "week": newest, "pool_size": len(pool),
+            "pool_start": start,
+        })
+    if born:  # pool papers as close to a newborn theme as its least typical paper join it
+        newborn_ids = [row["to_topic"] for row in lineage]
+        waiting = np.flatnonzero(topics == -2)
+        cal = emerge.calibrate(embeddings, np.where(topics == -2, -1, topics), state.ids, state.centroids, rules,
+                               seed=cfg.seed, quantile=dict.fromkeys(newborn_ids, 0.0))
+        near, _, ok = emerge.explained(embeddings, waiting, cal, state.centroids, rules)
+        newborn = np.isin(near, newborn_ids)
+        topics[waiting[ok & newborn]] = near[ok & newborn]
+    # a young theme (born within the window) is centred and named again from all its papers so far,
+    # so the label it got from its first few papers follows what it became
+    newborn = {row["to_topic"] for row in lineage}
+    for t, week in state.born.items():
+        if week >= start and t not in newborn and (topics == t).any():
+            members = topics == t
+            mean = embeddings[members].mean(axis=0)
+            state.centroids[state.ids.tolist().index(t)] = mean / (np.linalg.norm(mean) or 1)
+            _name_theme(state, t, np.flatnonzero(members), np.where(topics == -2, -1, topics), texts, titles, cfg,
+                        embed)
+    for g in groups:
+        if not g.born or len(g.rows) >= rules.min_size:
+            continue
+        rows = g.rows[topics[g.rows] == -2]
+        if len(rows):
+            forming.append({"rows": rows, "nearest": g.nearest, "week": newest,
+                            "label": _tentative_label(rows, g.nearest, topics, texts, titles, cfg)})
+    return topics, lineage, forming
+
+
+def _tentative_label(rows: np.ndarray, nearest: int, topics: np.ndarray, texts: list[str], titles: list[str] | None,
+                     cfg: TopicsConfig) -> str:
+    """What a forming group's papers say most, against its nearest theme's papers (no embedding)."""
+    from pipeline.topics.label import name_groups
+    from pipeline.topics.model import stop_words
+
+    members = np.concatenate([rows, np.flatnonzero(topics == nearest)[:400]])
+    groups = np.where(np.isin(members, rows), 0, 1)
+    sub_texts = [texts[i] for i in members]
+    sub_titles = [titles[i] for i in members] if titles is not None else [x.split(". ", 1)[0] for x in sub_texts]
+    named = name_groups(sub_texts, sub_titles, groups, [0, 1], np.zeros((2, 1)), frozenset(stop_words(cfg.stop_words)),
+                        order=[0])
+    return named[0].label
+
+
+def _birth(state: State, group, topics: np.ndarray, texts: list[str], titles: list[str] | None,  # noqa: ANN001
+           cfg: TopicsConfig, embed: Embed | None, week: str) -> int:
+    """Add the pool ``group`` to ``state`` as a new theme (next free id) in the area of the theme it
+    lies nearest, and name it; returns its id."""
+    t = state.next_id
+    state.next_id += 1
+    state.ids = np.append(state.ids, t)
+    state.centroids = np.vstack([state.centroids, group.centroid[None, :]]).astype(np.float32)
+    state.born[t] = week
+    anchor = group.parent if group.parent is not None else group.nearest
+    if anchor in state.area_of:
+        area = state.area_of[anchor]
+        state.area_of[t] = area
+        state.tree.append({"node": f"theme:{t}", "parent": f"area:{area}", "level": "theme", "topic": t,
+                           "area": area, "size": len(group.rows), "distance": 0.0, "label": None})
+    _name_theme(state, t, group.rows, topics, texts, titles, cfg, embed)
+    return t
+
+
+def _name_theme(state: State, t: int, rows: np.ndarray, topics: np.ndarray, texts: list[str],
+                titles: list[str] | None, cfg: TopicsConfig, embed: Embed | None) -> None:
+    """Label, description, keywords and support of theme ``t`` (papers ``rows``), named against the
+    papers of its 8 nearest themes, with a label no other theme has."""
+    from pipeline.topics.label import content_words, name_groups
+    from pipeline.topics.model import ctfidf_words, rerank_by_coverage, stop_words
+
+    column = state.ids.tolist().index(t)
+    order = np.argsort(-(state.centroids @ state.centroids[column]), kind="stable")
+    neighbours = [int(state.ids[j]) for j in order if int(state.ids[j]) != t][:8]
+    groups = np.where(np.isin(topics, neighbours), topics, -1)
+    groups[rows] = t
+    members = np.flatnonzero(groups != -1)
+    sub_texts = [texts[i] for i in members]
+    sub_titles = [titles[i] for i in members] if titles is not None else [x.split(". ", 1)[0] for x in sub_texts]
+    sub_groups = groups[members]
+    ids = [t, *neighbours]
+    centroids = state.centroids[[state.ids.tolist().index(u) for u in ids]]
+    stop = frozenset(stop_words(cfg.stop_words))
+    others = {u: label for u, label in state.labels.items() if u != t}
+    taken = {content_words(label, stop) for label in others.values()}
+    named = name_groups(sub_texts, sub_titles, sub_groups, ids, centroids, stop, embed=embed, order=[t], taken=taken)[t]
+    words = ctfidf_words(sub_texts, sub_groups, cfg)
+    words = rerank_by_coverage({t: words.get(t, [])}, sub_texts, sub_groups, cfg)[t]
+    label = unique_label(named.label, words, set(others.values()), t)
+    state.labels[t], state.words[t] = label, words
+    state.descriptions[t] = _described(label, named.description)
+    state.support[t] = float(named.support)
+    for row in state.tree:
+        if row["node"] == f"theme:{t}":
+            row["label"] = label

@@ -1,0 +1,117 @@
+"""The fitted themes as the topics stage keeps them between runs (``State``: ids, centroids, words,
+labels, descriptions, areas, the tree, births), what one run decided (``Assignment``), and the rule
+that keeps labels unique."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.io import atomic_path, write_json
+
+
+@dataclass
+class State:
+    """Themes as last fitted: stable ids, centroids, keywords (with weights), labels and descriptions,
+    and the areas above them (theme -> area, area labels, the tree's rows)."""
+
+    ids: np.ndarray
+    centroids: np.ndarray
+    words: dict[int, list[tuple[str, float]]]
+    labels: dict[int, str]
+    embedder: str
+    next_id: int
+    fitted_at: str
+    descriptions: dict[int, str] = field(default_factory=dict)
+    support: dict[int, float] = field(default_factory=dict)
+    area_of: dict[int, int] = field(default_factory=dict)
+    area_labels: dict[int, str] = field(default_factory=dict)
+    area_descriptions: dict[int, str] = field(default_factory=dict)
+    tree: list[dict] = field(default_factory=list)
+    next_area: int = 0
+    born: dict[int, str] = field(default_factory=dict)  # theme -> week a weekly update found it
+    fitted_week: str = ""  # newest week of the papers at the last fit or refit
+    forming: list[dict] = field(default_factory=list)  # pool groups still too small: papers, nearest, label, week
+
+    def save(self, folder: Path) -> None:
+        from safetensors.numpy import save_file
+
+        folder.mkdir(parents=True, exist_ok=True)
+        with atomic_path(folder / "state.safetensors") as tmp:
+            save_file({"ids": self.ids.astype(np.int64), "centroids": self.centroids.astype(np.float32)}, str(tmp))
+        write_json({
+            "embedder": self.embedder, "next_id": self.next_id, "fitted_at": self.fitted_at,
+            "labels": {str(k): v for k, v in self.labels.items()},
+            "words": {str(k): [[w, s] for w, s in v] for k, v in self.words.items()},
+            "descriptions": {str(k): v for k, v in self.descriptions.items()},
+            "support": {str(k): v for k, v in self.support.items()},
+            "area_of": {str(k): v for k, v in self.area_of.items()},
+            "area_labels": {str(k): v for k, v in self.area_labels.items()},
+            "area_descriptions": {str(k): v for k, v in self.area_descriptions.items()},
+            "tree": self.tree, "next_area": self.next_area, "born": {str(k): v for k, v in self.born.items()},
+            "fitted_week": self.fitted_week, "forming": self.forming,
+        }, folder / "state.json")
+
+    @classmethod
+    def load(cls, folder: Path) -> State | None:
+        if not (folder / "state.safetensors").exists() or not (folder / "state.json").exists():
+            return None
+        from safetensors.numpy import load_file
+
+        arrays = load_file(str(folder / "state.safetensors"))
+        meta = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+
+        def ints(key: str) -> dict:
+            return {int(k): v for k, v in meta.get(key, {}).items()}
+
+        return cls(
+            ids=arrays["ids"].astype(int), centroids=arrays["centroids"],
+            words={int(k): [(w, float(s)) for w, s in v] for k, v in meta["words"].items()},
+            labels=ints("labels"), embedder=meta["embedder"], next_id=int(meta["next_id"]),
+            fitted_at=meta["fitted_at"], descriptions=ints("descriptions"), support=ints("support"),
+            area_of={k: int(v) for k, v in ints("area_of").items()}, area_labels=ints("area_labels"),
+            area_descriptions=ints("area_descriptions"), tree=meta.get("tree", []),
+            next_area=int(meta.get("next_area", 0)), born=ints("born"), fitted_week=meta.get("fitted_week", ""), forming=meta.get("forming", []),
+        )
+
+
+@dataclass
+class Assignment:
+    topics: np.ndarray  # stable theme id per paper, -1 unassigned
+    similarity: np.ndarray  # cosine to the assigned (or nearest) centroid
+    state: State
+    lineage: list[dict]
+    mode: str
+    bertopic: object | None = None
+    forming: list[dict] = field(default_factory=list)  # pool groups still too small: rows, nearest theme
+    unexplained: float = 0.0  # an update: share of papers in the pool before the cap placed any
+
+
+def distinct_labels(state: State) -> None:
+    """Make the state's theme labels unique whatever the data (``topic_info`` requires it): a label
+    already taken by a smaller-numbered theme gains a keyword, or else the theme number."""
+    used: set[str] = set()
+    for t in sorted(state.labels):
+        label = state.labels[t] or f"Theme {t}"
+        state.labels[t] = unique_label(label, state.words.get(t, []), used, t)
+        used.add(state.labels[t])
+    for row in state.tree:
+        if row.get("topic") is not None and row["node"].startswith("theme:"):
+            row["label"] = state.labels.get(int(row["topic"]), row.get("label"))
+
+
+def unique_label(label: str, words: list[tuple[str, float]], used: set[str], topic: int) -> str:
+    if label not in used:
+        return label
+    extra = next((w for w, _ in words if w.lower() not in label.lower()), None)
+    candidate = f"{label} ({extra})" if extra else f"{label} ({topic})"
+    return candidate if candidate not in used else f"{label} ({topic})"
+
+
+def utc_now() -> str:
+    """Now, UTC, to the second, ISO 8601: the time a fit or an update is recorded under."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
