@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.ids import abs_url, normalise_title, parse_arxiv_id, title_id
+from pipeline.clean.ids import abs_url, normalise_title, parse_arxiv_id, title_id
 
-RAW = Path(__file__).parents[1] / "data" / "raw"
+RAW = Path(__file__).parents[2] / "data" / "raw"
 
 
 @pytest.mark.parametrize(

@@ -1,200 +1,15 @@
-"""Text cleaning for titles, abstracts, authors and comments.
-
-``clean_text`` repairs mojibake, unescapes HTML entities, turns LaTeX into readable text, strips page
-chrome, normalises to Unicode NFC and collapses whitespace. It never raises on any ``str`` and is
-idempotent: ``clean_text(clean_text(s)) == clean_text(s)``.
-
-What a reader sees, by example::
-
-    "1.49$\\times$ faster, 1.30$-$4.01"    ->  "1.49× faster, 1.30-4.01"
-    "$o\\left({n}/{\\log^2 n}\\right)$"    ->  "o(n/log² n)"
-    "C. Bal\\'azs", "{\\O}bro"              ->  "C. Balázs", "Øbro"
-    "ResiHP lifts speed 1–4Γ—"              ->  "ResiHP lifts speed 1–4×"  (UTF-8 read as cp1253)
-    "costs $5 and $10", "by ~2.2%"          ->  unchanged (currency and "approximately" survive)
-"""
+"""LaTeX in titles and abstracts turned into readable text: math to Unicode where it can be
+(``$\\times$`` -> ×, ``x^2`` -> x²), accents to letters, macros dropped or kept by what they mean;
+currency and a tilde meaning "approximately" survive."""
 
 from __future__ import annotations
 
-import html
-import html.entities
 import re
 import unicodedata
 
-import ftfy
-from ftfy.badness import BADNESS_RE
-from ftfy.chardata import CONTROL_CHARS, LIGATURES
-
-__all__ = ["clean_text", "repair_mojibake", "latex_to_text"]
-
-# --- mojibake ------------------------------------------------------------------------------------
-# UTF-8 bytes decoded as Windows-1253 (Greek) turn "→" into "β†’" and "链" into "ι“Ύ". ftfy does not
-# undo this code page, so runs of non-ASCII characters are re-encoded as cp1253 and decoded as UTF-8
-# where, and only where, that yields valid UTF-8 sequences. ftfy then handles Windows-1252, Latin-1
-# and the other common cases.
-_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]{2,}")
-_MOJIBAKE_CODEPAGE = "cp1253"
-# Lead bytes accepted for two-byte sequences: U+0080..U+00FF (symbols, accented Latin) and Greek.
-# Other two-byte decodes are too easily produced by genuine Greek text to be trusted.
-_TWO_BYTE_LEADS = frozenset({0xC2, 0xC3, 0xCE, 0xCF})
-
-_FTFY_CONFIG = ftfy.TextFixerConfig(
-    unescape_html=False,  # done separately, to a fixed point
-    uncurl_quotes=False,  # typographic quotes are information, not damage
-    fix_character_width=False,
-    normalization="NFC",
-    explain=False,
-)
-# Characters that one of ftfy's fixers other than the mojibake detector acts on (C1 controls, line
-# breaks, surrogates, terminal escapes, Latin ligatures, control characters).
-_FTFY_TRIGGER = re.compile(
-    "[\x80-\x9f\r\x1b\u2028\u2029\ud800-\udfff"
-    + "".join(re.escape(chr(c)) for c in sorted(set(LIGATURES) | set(CONTROL_CHARS)))
-    + "]"
-)
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-# Every pattern of ftfy's mojibake detector holds a non-ASCII character and spans at most 7
-# characters, so it can only match within this many characters of a non-ASCII run.
-_BADNESS_REACH = 8
-_FTFY_MAX_SEGMENT = 1_000_000  # ftfy's max_decode_length: longer lines are split differently
+from pipeline.clean.text.symbols import SYMBOLS as _SYMBOLS
 
 
-def _byte_of(ch: str) -> int | None:
-    code = ord(ch)
-    if 0x80 <= code <= 0x9F:  # bytes cp1253 leaves undefined come through as C1 controls (WHATWG)
-        return code
-    try:
-        encoded = ch.encode(_MOJIBAKE_CODEPAGE)
-    except UnicodeEncodeError:
-        return None
-    return encoded[0]
-
-
-def _sequence_length(lead: int) -> int:
-    if 0xC2 <= lead <= 0xDF:
-        return 2
-    if 0xE0 <= lead <= 0xEF:
-        return 3
-    if 0xF0 <= lead <= 0xF4:
-        return 4
-    return 0
-
-
-def _repair_run(run: str) -> str:
-    """Decode every cp1253-read UTF-8 sequence in a run, to a fixed point: mojibake of mojibake
-    ("ΒΒ©" -> "Β©" -> "©") peels off layer by layer. Each layer shortens the run, so this ends."""
-    while True:
-        repaired = _repair_layer(run)
-        if repaired == run:
-            return run
-        run = repaired
-
-
-def _repair_layer(run: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(run):
-        lead = _byte_of(run[i])
-        length = _sequence_length(lead) if lead is not None else 0
-        if length == 2 and lead not in _TWO_BYTE_LEADS:
-            length = 0
-        if length and i + length <= len(run):
-            raw = [lead] + [_byte_of(ch) for ch in run[i + 1 : i + length]]
-            if all(b is not None and 0x80 <= b <= 0xBF for b in raw[1:]):
-                try:
-                    out.append(bytes(raw).decode("utf-8"))
-                    i += length
-                    continue
-                except UnicodeDecodeError:
-                    pass
-        out.append(run[i])
-        i += 1
-    return "".join(out)
-
-
-def _looks_bad(text: str) -> bool:
-    """ftfy's mojibake detector, run per line as ftfy does, but only near non-ASCII characters.
-
-    Searching a whole abstract costs about a millisecond; the windows cost microseconds.
-    """
-    windows: list[list[int]] = []  # [start, end, line start]
-    for run in _NON_ASCII.finditer(text):
-        line_start = text.rfind("\n", 0, run.start()) + 1
-        line_end = text.find("\n", run.end())
-        line_end = len(text) if line_end < 0 else line_end + 1
-        start = max(run.start() - _BADNESS_REACH, line_start)
-        end = min(run.end() + _BADNESS_REACH, line_end)
-        if windows and windows[-1][2] == line_start and start <= windows[-1][1]:
-            windows[-1][1] = end
-        else:
-            windows.append([start, end, line_start])
-    # A window that starts mid-line may let "^" match where ftfy's would not: a false alarm at
-    # worst, which only costs the full ftfy call.
-    return any(BADNESS_RE.search(text, 0, end) if start == 0 else BADNESS_RE.search(text[start:end])
-               for start, end, _ in windows)
-
-
-def _ftfy_may_act(text: str) -> bool:
-    return len(text) > _FTFY_MAX_SEGMENT or bool(_FTFY_TRIGGER.search(text)) or _looks_bad(text)
-
-
-def _fix_other_codepages(text: str) -> str:
-    """Exactly ``ftfy.fix_text(text, _FTFY_CONFIG)``, skipped where it would only normalise to NFC.
-
-    ftfy fixes a line, normalises it and repeats until nothing changes; where no fixer can act on the
-    text nor on its NFC form, that is NFC alone.
-    """
-    normal = unicodedata.normalize("NFC", text)
-    if _ftfy_may_act(normal) or (normal != text and _ftfy_may_act(text)):
-        return ftfy.fix_text(text, _FTFY_CONFIG)
-    return normal
-
-
-def repair_mojibake(text: str) -> str:
-    """Undo UTF-8 read as Windows-1253, then let ftfy fix the other common code pages."""
-    if text.isascii():
-        return text
-    text = _NON_ASCII_RUN.sub(lambda m: _repair_run(m.group(0)), text)
-    return _fix_other_codepages(text)
-
-
-# --- LaTeX ---------------------------------------------------------------------------------------
-_SYMBOLS = {
-    "times": "×", "cdot": "·", "pm": "±", "mp": "∓", "approx": "≈", "simeq": "≃", "sim": "∼",
-    "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "neq": "≠", "ne": "≠", "ll": "≪", "gg": "≫",
-    "leqslant": "≤", "geqslant": "≥", "lesssim": "≲", "gtrsim": "≳", "cong": "≅", "div": "÷",
-    "infty": "∞", "rightarrow": "→", "to": "→", "leftarrow": "←", "gets": "←", "Rightarrow": "⇒",
-    "Leftarrow": "⇐", "leftrightarrow": "↔", "Leftrightarrow": "⇔", "mapsto": "↦", "uparrow": "↑",
-    "downarrow": "↓", "longrightarrow": "⟶", "longleftarrow": "⟵", "Longrightarrow": "⟹",
-    "implies": "⟹", "iff": "⟺", "hookrightarrow": "↪", "in": "∈", "notin": "∉", "ni": "∋",
-    "subset": "⊂", "subseteq": "⊆", "supset": "⊃", "supseteq": "⊇", "cup": "∪", "cap": "∩",
-    "bigcup": "⋃", "bigcap": "⋂", "setminus": "∖", "emptyset": "∅", "varnothing": "∅",
-    "forall": "∀", "exists": "∃", "sum": "∑", "prod": "∏", "int": "∫", "oint": "∮",
-    "partial": "∂", "nabla": "∇", "propto": "∝", "ldots": "…", "dots": "…", "cdots": "⋯",
-    "vdots": "⋮", "ddots": "⋱", "ell": "ℓ", "hbar": "ℏ", "aleph": "ℵ", "circ": "∘", "bullet": "•",
-    "degree": "°", "star": "⋆", "ast": "∗", "oplus": "⊕", "ominus": "⊖", "otimes": "⊗",
-    "odot": "⊙", "wedge": "∧", "land": "∧", "vee": "∨", "lor": "∨", "neg": "¬", "lnot": "¬",
-    "equiv": "≡", "perp": "⊥", "parallel": "∥", "prime": "′", "top": "⊤", "bot": "⊥",
-    "models": "⊨", "vDash": "⊨", "vdash": "⊢", "prec": "≺", "succ": "≻", "preceq": "⪯",
-    "succeq": "⪰", "triangleq": "≜", "coloneqq": "≔", "langle": "⟨", "rangle": "⟩", "mid": " | ",
-    "vert": "|", "lvert": "|", "rvert": "|", "Vert": "‖", "lVert": "‖", "rVert": "‖",
-    "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉", "checkmark": "✓", "dag": "†",
-    "dagger": "†", "ddag": "‡", "ddagger": "‡", "Box": "□", "square": "□", "triangle": "△",
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
-    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
-    "varkappa": "ϰ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "omicron": "ο", "pi": "π",
-    "varpi": "ϖ", "rho": "ρ", "varrho": "ϱ", "sigma": "σ", "varsigma": "ς", "tau": "τ",
-    "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
-    "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ",
-    "Upsilon": "Υ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "ss": "ß", "o": "ø", "O": "Ø",
-    "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å", "l": "ł", "L": "Ł",
-    "i": "ı", "S": "§", "P": "¶", "copyright": "©", "textcopyright": "©", "textregistered": "®",
-    "circledR": "®", "texttrademark": "™", "textdegree": "°", "textmu": "μ", "textemdash": "—",
-    "textendash": "–", "textbullet": "•", "textperthousand": "‰", "textpertenthousand": "‱",
-    "texteuro": "€", "euro": "€", "pounds": "£", "textquotedblleft": "“", "textquotedblright": "”",
-    "textquoteleft": "‘", "textquoteright": "’", "textless": "<", "textgreater": ">",
-    "textbar": "|", "textunderscore": "_", "textasciicircum": "^",
-    "textbackslash": "\\", "textasciitilde": "~", "LaTeX": "LaTeX", "TeX": "TeX",
-}
 # Read as these words; a space keeps them apart from a preceding letter ("K\log n" -> "K log n").
 _OPERATORS = {
     "log", "ln", "lg", "exp", "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh",
@@ -307,7 +122,7 @@ _TIE = re.compile(r"(?<=[\w.,;:%)\]])~(?!\d)|(?:(?<=[A-Za-z]{2})|(?<=[A-Za-z][.:
 _OPENING_QUOTE = re.compile(r"(?<![^\s(\[])''(?=\S)")
 
 
-def _has_latex_hint(text: str) -> bool:
+def has_latex_hint(text: str) -> bool:
     """Whether ``latex_to_text`` could change anything: a formula, a macro, a tie, "--", ``quotes''."""
     return (
         "$" in text or "\\" in text or "~" in text or "--" in text
@@ -537,7 +352,7 @@ def latex_to_text(text: str) -> str:
     Braces are read as LaTeX grouping only in text that shows LaTeX (a macro or a formula), so plain
     text keeps its "{...}"; a "~" is a tie only between words, so "~2.2%" keeps its tilde.
     """
-    if not _has_latex_hint(text):
+    if not has_latex_hint(text):
         return text
     spans = _math_spans(text) if "$" in text or "\\" in text else []
     latexish = bool(spans) or "\\" in text
@@ -554,76 +369,3 @@ def latex_to_text(text: str) -> str:
     if "''" in text:  # LaTeX's closing quote, also used to open one: "i.e., ''motion events''"
         text = _OPENING_QUOTE.sub("\u201c", text).replace("''", "\u201d")
     return text.replace("``", "\u201c") if "``" in text else text
-
-
-# --- the rest ------------------------------------------------------------------------------------
-_CHROME = re.compile(
-    r"(?im)^[ \t]*(?:abstract click to expand|figure from the paper(?: full image)?|pdf)[ \t]*$"
-)
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
-# control characters and lone surrogates (which could not even be written as UTF-8)
-_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-# Entities need their ";": html.unescape alone would read "&para" in "&parameter" as "¶".
-_ENTITY = re.compile(r"&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31});")
-
-
-def _entity(match: re.Match[str]) -> str:
-    entity = match.group(0)
-    if entity[1] == "#":
-        return html.unescape(entity)
-    return html.entities.html5.get(entity[1:], entity)
-
-
-def _unescape_html(text: str) -> str:
-    while "&" in text:  # "&amp;lt;" is "<" after two rounds
-        unescaped = _ENTITY.sub(_entity, text)
-        if unescaped == text:
-            break
-        text = unescaped
-    return text
-
-
-def _may_have_chrome(text: str) -> bool:
-    """A cheap, exact pre-check for _CHROME on ASCII text (IGNORECASE folds some non-ASCII letters,
-    such as a dotless "ı", to ASCII ones, so other text always gets the full pattern)."""
-    if not text.isascii():
-        return True
-    lower = text.lower()
-    return "pdf" in lower or "abstract click to expand" in lower or "figure from the paper" in lower
-
-
-def _one_pass(text: str) -> str:
-    """Every step once; clean_text repeats this until nothing changes."""
-    if _may_have_chrome(text):
-        text = _CHROME.sub("", text)
-    text = _unescape_html(text)
-    text = repair_mojibake(text)
-    text = latex_to_text(text)
-    if not text.isascii():
-        text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text))
-    return " ".join(_CONTROL.sub(" ", text).split())
-
-
-def _settled(text: str) -> bool:
-    """True when another pass provably changes nothing, for a pass's output: plain ASCII with nothing
-    left to convert. Most fields are such and stop after one pass instead of two."""
-    return (
-        text.isascii()
-        and "&" not in text
-        and not _has_latex_hint(text)
-        and not (len(text) < 40 and _may_have_chrome(text) and _CHROME.match(text))
-    )
-
-
-def clean_text(text: str | None) -> str | None:
-    """Clean one field; None stays None. Idempotent and total over ``str``."""
-    if text is None:
-        return None
-    # Each step reaches its own fixed point, but one can feed another ("\$x\$" -> "$x$" -> "x"), so
-    # passes repeat until nothing changes: at most four on everything hypothesis has found.
-    for _ in range(16):
-        cleaned = _one_pass(text)
-        if cleaned == text or _settled(cleaned):
-            return cleaned
-        text = cleaned
-    return text

@@ -23,10 +23,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline import textclean
-from pipeline.textclean import clean_text, latex_to_text, repair_mojibake
+from pipeline.clean import text as textclean
+from pipeline.clean.text import clean_text, latex_to_text, mojibake, repair_mojibake
 
-RAW = Path(__file__).parents[1] / "data" / "raw"
+RAW = Path(__file__).parents[2] / "data" / "raw"
 DIGEST = RAW / "000_db5e420608efce7d.txt"
 API_TEXT = RAW / "001_604093044f557937.txt"
 LISTING = RAW / "002_37170d3f66719629.txt"
@@ -383,7 +383,7 @@ def test_settled_text_is_a_fixed_point(text: str) -> None:
 @PROPERTIES
 @given(mojibake_text | st.text())
 def test_ftfy_shortcut_is_exactly_ftfy(text: str) -> None:
-    assert textclean._fix_other_codepages(text) == ftfy.fix_text(text, textclean._FTFY_CONFIG)
+    assert mojibake._fix_other_codepages(text) == ftfy.fix_text(text, mojibake._FTFY_CONFIG)
 
 
 def _as_cp1253(text: str) -> str:

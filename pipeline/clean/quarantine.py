@@ -1,0 +1,45 @@
+"""Which records cannot become papers, and why: each gets a reason and a detail in
+``quarantine.parquet``."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pipeline import dates
+from pipeline.config import CleanConfig
+from pipeline.schemas import WRONG_TYPE
+from pipeline.schemas import Listings as L
+
+
+def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, pd.Series]:
+    """Per record: the first reason it cannot be a paper (None if it can), and a detail text."""
+    reason = pd.Series(None, index=df.index, dtype=object)
+    detail = pd.Series(None, index=df.index, dtype=object)
+
+    def mark(mask: pd.Series, why: str, what: pd.Series | str | None = None) -> None:
+        mask = mask & reason.isna()
+        reason[mask] = why
+        if what is not None:
+            detail[mask] = what[mask] if isinstance(what, pd.Series) else what
+
+    abstract_len = df[L.abstract].map(lambda s: len(s) if isinstance(s, str) else 0)
+    raw_date = df[L.published].astype(object).where(df[L.published].notna(), df[L.announced].astype(object))
+    raw_date = raw_date.where(raw_date.notna(), None)
+    wrong = df[L.error].astype("string").str.startswith(WRONG_TYPE + ": ").fillna(False).astype(bool)
+    mark(wrong, "wrong field type", df[L.error].astype(object).map(lambda e: e[len(WRONG_TYPE) + 2:] if isinstance(e, str) else e))
+    mark(df[L.error].notna(), "unreadable", df[L.error].astype(object))
+    mark(df[L.arxiv_id].notna() & df["_base_id"].isna(), "invalid arXiv id", df[L.arxiv_id].astype(object))
+    mark(df[L.title].isna(), "no title")
+    mark(abstract_len == 0, "no abstract")
+    mark(abstract_len.between(1, cfg.min_abstract_chars - 1), "abstract too short",
+         abstract_len.map("{:,} characters".format))
+    mark(abstract_len > cfg.max_abstract_chars, "abstract too long",
+         abstract_len.map(lambda n: f"{n:,} characters (limit {cfg.max_abstract_chars:,})"))
+    # an undated record (a daily feed's replacement notice) joins its paper if a dated, sound record
+    # of the same arXiv id is held; only then can the paper be placed in a week
+    why = dates.implausible(df["_date"])
+    dated = set(df.loc[reason.isna() & df["_date"].notna() & (why == "") & df["_base_id"].notna(), "_base_id"])
+    mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date")
+    mark(df["_date"].isna() & raw_date.notna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
+    mark(why != "", "implausible date", pd.Series([f"date {v!r}: {w}" for v, w in zip(raw_date, why)], index=df.index))
+    return reason, detail
