@@ -21,7 +21,7 @@ from pipeline.schemas import DocTopics, Papers
 from pipeline.topics import State, embed, paper_texts
 from pipeline.topics.embed import Embedder, EmbeddingCache
 from pipeline.topics.metrics import agreement, label_measures, summary
-from pipeline.topics.model import stop_words
+from pipeline.topics.vocabulary import stop_words
 
 
 def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None = None) -> dict:

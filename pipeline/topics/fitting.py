@@ -22,7 +22,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     """Cluster everything; with a previous state, align to it (refit). ``embed`` (the papers' model)
     checks the labels' faithfulness; ``titles`` weigh more in them."""
     from pipeline.topics.align import Themes, align
-    from pipeline.topics.model import ThemeModel, centroids_of
+    from pipeline.topics.model import ThemeModel
+    from pipeline.topics.placement import centroids_of
 
     model = ThemeModel(cfg).fit(texts, embeddings, titles=titles, embed=embed)
     now = utc_now()
@@ -158,7 +159,8 @@ def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: Top
               candidates: np.ndarray, changed: set[int]) -> np.ndarray:
     """Centroids of the ``changed`` themes from ``topics`` (changed in place: ``candidates``, papers
     of dropped themes, join their nearest theme as outliers do); returns each paper's similarity."""
-    from pipeline.topics.model import _unit, nearest, reassign_outliers, similarity_to_own
+    from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
+    from pipeline.topics.placement import unit as _unit
 
     state.centroids = state.centroids.copy()
     for j, t in enumerate(state.ids.tolist()):
@@ -187,7 +189,8 @@ def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: 
     the texts already prepared for naming by the theme model."""
     from pipeline.topics import areas
     from pipeline.topics.label import name_groups
-    from pipeline.topics.model import centroids_of, stop_words
+    from pipeline.topics.placement import centroids_of
+    from pipeline.topics.vocabulary import stop_words
 
     ids = state.ids.tolist()
     sizes = {t: int((topics == t).sum()) for t in ids}

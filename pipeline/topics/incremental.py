@@ -26,7 +26,7 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     explains it; papers no theme explains wait in a pool of recent weeks, where dense groups far from
     every theme are born as new themes (``emerge.py``). Without ``weeks`` and ``texts`` (or with
     ``cfg.emerge`` off) every new paper simply joins its nearest theme, as before detection."""
-    from pipeline.topics.model import nearest, reassign_outliers, similarity_to_own
+    from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
 
     known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
     topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)
@@ -134,7 +134,7 @@ def _tentative_label(rows: np.ndarray, nearest: int, topics: np.ndarray, texts: 
                      cfg: TopicsConfig) -> str:
     """What a forming group's papers say most, against its nearest theme's papers (no embedding)."""
     from pipeline.topics.label import name_groups
-    from pipeline.topics.model import stop_words
+    from pipeline.topics.vocabulary import stop_words
 
     members = np.concatenate([rows, np.flatnonzero(topics == nearest)[:400]])
     groups = np.where(np.isin(members, rows), 0, 1)
@@ -169,7 +169,7 @@ def _name_theme(state: State, t: int, rows: np.ndarray, topics: np.ndarray, text
     """Label, description, keywords and support of theme ``t`` (papers ``rows``), named against the
     papers of its 8 nearest themes, with a label no other theme has."""
     from pipeline.topics.label import content_words, name_groups
-    from pipeline.topics.model import ctfidf_words, rerank_by_coverage, stop_words
+    from pipeline.topics.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
 
     column = state.ids.tolist().index(t)
     order = np.argsort(-(state.centroids @ state.centroids[column]), kind="stable")

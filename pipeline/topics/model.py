@@ -19,91 +19,21 @@ import numpy as np
 
 from pipeline.config import TopicsConfig
 from pipeline.topics.label import Corpus as LabelCorpus
-from pipeline.topics.label import SEGMENT as _SEGMENT
-from pipeline.topics.label import TOKEN as _TOKEN
-from pipeline.topics.label import TOKEN_RE as _TOKEN_RE
 from pipeline.topics.label import Embed, name_groups
+from pipeline.topics.placement import bound_sizes, centroids_of, nearest, reassign_outliers, similarity_to_own
+from pipeline.topics.placement import unit as _unit
+from pipeline.topics.vocabulary import (
+    TOP_WORDS,
+    plain_vectorizer,
+    topic_vectorizer_class,
+    analyzer,
+    candidate_terms,
+    ctfidf_words,
+    rerank_by_coverage,
+    stop_words,
+)
 
 log = logging.getLogger(__name__)
-
-# Words that say nothing about a paper's theme in arXiv abstracts (besides English stop words).
-DOMAIN_STOP_WORDS = frozenset("""
-paper papers propose proposed proposes proposing approach approaches method methods methodology
-result results show shows shown showing demonstrate demonstrates demonstrated present presents
-presented introduce introduces introduced novel new existing state art achieve achieves achieved
-achieving significantly significant performance improve improves improved improving improvement
-improvements experiments experiment experimental extensive evaluation evaluate evaluated based using
-use used uses framework frameworks work works study studies task tasks problem problems challenge
-challenges challenging however also well via across respectively furthermore moreover additionally
-code available github com https http www et al arxiv recent recently various different including
-effective effectively efficient efficiently key first two three one large high low better best
-leverage leverages leveraging enable enables enabling provide provides providing offer offers
-outperform outperforms outperforming superior compared comparison baseline baselines benchmark
-benchmarks dataset datasets data model models paradigm setting settings specifically particular
-remains remain critical crucial important address addresses addressing lack limited limitation
-limitations extensive comprehensive furthermore thereby whereas although despite towards toward
-""".split())
-
-TOP_WORDS = 50  # c-TF-IDF terms kept per theme: keywords are the first n_keywords
-
-
-class PhraseAnalyzer:
-    """Terms of a text for the vectorizers: words and n-grams of consecutive words within a clause.
-
-    Unlike scikit-learn's analyzer, an n-gram never spans punctuation or a dropped stop word, so
-    every keyword is a phrase that appears in some paper as written ("federated learning"), never
-    "learning rl" from "reinforcement learning (RL)" or "generation images" from "generation of
-    images". A picklable object, so a saved model keeps it."""
-
-    def __init__(self, ngram_max: int, stop: frozenset[str]) -> None:
-        self.ngram_max = ngram_max
-        self.stop = stop
-
-    def __call__(self, doc: str) -> list[str]:
-        terms: list[str] = []
-        stop = self.stop
-        for segment in _SEGMENT.split(doc.lower()):
-            tokens = _TOKEN_RE.findall(segment)
-            if not tokens:
-                continue
-            keep = [t not in stop for t in tokens]
-            terms.extend(t for t, k in zip(tokens, keep) if k)
-            if self.ngram_max >= 2:
-                terms.extend(f"{a} {b}" for a, b, ka, kb in zip(tokens, tokens[1:], keep, keep[1:]) if ka and kb)
-            for n in range(3, self.ngram_max + 1):
-                terms.extend(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1) if all(keep[i : i + n]))
-        return terms
-
-
-def analyzer(cfg: TopicsConfig) -> PhraseAnalyzer:
-    return PhraseAnalyzer(max(cfg.ngram_max, 1), frozenset(stop_words(cfg.stop_words)))
-
-
-def _topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    class TopicVectorizer(CountVectorizer):
-        """The vectorizer BERTopic fits on one document per theme, limited to ``candidates`` (terms
-        common enough among the papers themselves) minus those in more than ``topic_max_df`` of the
-        themes, which say nothing about any one theme."""
-
-        def __init__(self, candidates=None, topic_max_df=1.0, analyzer="word"):  # noqa: ANN001
-            super().__init__(analyzer=analyzer)
-            self.candidates = candidates
-            self.topic_max_df = topic_max_df
-
-        def fit_transform(self, raw_documents, y=None):  # noqa: ANN001, ANN201
-            if self.candidates:
-                probe = CountVectorizer(vocabulary=self.candidates, analyzer=self.analyzer)
-                in_topics = np.asarray((probe.fit_transform(raw_documents) > 0).sum(axis=0)).ravel()
-                limit = self.topic_max_df * len(raw_documents)
-                keep = (in_topics >= 1) & ((in_topics <= limit) if limit >= 2 else True)
-                terms = probe.get_feature_names_out()[keep].tolist()
-                self.vocabulary = terms or None
-            return super().fit_transform(raw_documents, y)
-
-    return TopicVectorizer
-
 
 MIN_THEME_BOUND = 50  # the size bound never splits a theme of 50 papers or fewer (a week's listing)
 SMALL_DATA = 4096  # below this many points UMAP computes all pairwise distances instead of NN-descent
@@ -145,38 +75,6 @@ def _umap_class():  # noqa: ANN202 - umap is imported lazily
     return ThemeUMAP
 
 
-def _plain_vectorizer(fitted):  # noqa: ANN001, ANN202
-    """A plain CountVectorizer with the fitted vocabulary, which BERTopic can save and load."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    plain = CountVectorizer(ngram_range=(1, max(len(t.split()) for t in fitted.vocabulary_) if fitted.vocabulary_ else 1),
-                            token_pattern=_TOKEN, vocabulary=fitted.vocabulary_)
-    plain.vocabulary_, plain.fixed_vocabulary_ = fitted.vocabulary_, True
-    return plain
-
-
-def candidate_terms(docs: list[str], cfg: TopicsConfig) -> list[str]:
-    """Terms (1..ngram_max words, no stop words) in at least ``min_df`` papers and at most half of
-    them: rarer ones (a tool's name in one abstract) make keywords nobody can read, and never
-    co-occur with anything, which is what NPMI measures."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    min_df = cfg.min_df or int(np.clip(round(len(docs) * 0.0015), 2, 30))
-    vectorizer = CountVectorizer(analyzer=analyzer(cfg), min_df=min(min_df, max(1, len(docs) // 5)),
-                                 max_df=0.5 if len(docs) >= 20 else 1.0)
-    try:
-        vectorizer.fit(docs)
-    except ValueError:  # nothing left after stop words and min_df
-        return []
-    return vectorizer.get_feature_names_out().tolist()
-
-
-def stop_words(extra: tuple[str, ...] = ()) -> list[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return sorted(ENGLISH_STOP_WORDS | DOMAIN_STOP_WORDS | {w.lower() for w in extra})
-
-
 @dataclass(frozen=True)
 class Sizes:
     n_neighbors: int
@@ -203,82 +101,6 @@ def scaled(n: int, cfg: TopicsConfig) -> Sizes:
     )
 
 
-def _unit(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.where(norms == 0, 1, norms)
-
-
-def centroids_of(embeddings: np.ndarray, topics: np.ndarray, ids: list[int]) -> np.ndarray:
-    """Unit-length mean embedding of each topic in ``ids`` (rows in that order)."""
-    return _unit(np.stack([embeddings[topics == t].mean(axis=0) for t in ids]).astype(np.float32))
-
-
-def nearest(embeddings: np.ndarray, centroids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest centroid (as a topic id) and its cosine similarity, per embedding."""
-    if len(ids) == 0:
-        return np.full(len(embeddings), -1), np.zeros(len(embeddings), np.float32)
-    sims = embeddings @ centroids.T
-    best = sims.argmax(axis=1)
-    return ids[best], sims[np.arange(len(sims)), best].astype(np.float32)
-
-
-def similarity_to_own(
-    embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centroids: np.ndarray, best: np.ndarray
-) -> np.ndarray:
-    """Cosine of each paper to its theme's centroid; ``best`` (to the nearest theme) where unassigned."""
-    if len(ids) == 0:
-        return best.astype(np.float32)
-    column = {int(t): i for i, t in enumerate(ids)}
-    rows = np.array([column.get(int(t), -1) for t in topics])
-    own = np.einsum("ij,ij->i", embeddings, centroids[np.maximum(rows, 0)])
-    return np.where(rows >= 0, own, best).astype(np.float32)
-
-
-def reassign_outliers(
-    topics: np.ndarray, similarity: np.ndarray, nearest_topic: np.ndarray, min_similarity: float, max_share: float,
-    candidates: np.ndarray | None = None,
-) -> np.ndarray:
-    """Unassigned papers (-1; only those in ``candidates`` if given) join their nearest theme if
-    similar enough; then the most similar remaining candidates join too, until at most ``max_share``
-    of all papers stay unassigned."""
-    out = topics.copy()
-    candidates = (out == -1) if candidates is None else (candidates & (out == -1))
-    if not candidates.any() or (nearest_topic < 0).all():
-        return out
-    join = candidates & (similarity >= min_similarity)
-    out[join] = nearest_topic[join]
-    left = np.flatnonzero(candidates & (out == -1))
-    allowed = max(0, int(np.floor(max_share * len(out))) - int(((out == -1) & ~candidates).sum()))
-    if len(left) > allowed:
-        order = left[np.argsort(-similarity[left], kind="stable")]
-        extra = order[: len(left) - allowed]
-        out[extra] = nearest_topic[extra]
-    return out
-
-
-def bound_sizes(topics: np.ndarray, core: np.ndarray, sims: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
-    """Outliers that joined a theme beyond ``bound`` papers join their next most similar theme with
-    room instead (least similar first); papers of a theme's core (``core`` != -1) never move.
-    ``sims``: papers x themes (columns in ``ids`` order)."""
-    out = topics.copy()
-    column = {int(t): j for j, t in enumerate(ids)}
-    sizes = {int(t): int((out == t).sum()) for t in ids}
-    for t in sorted(sizes, key=lambda t: (-sizes[t], t)):
-        excess = sizes[t] - bound
-        if excess <= 0:
-            continue
-        joined = np.flatnonzero((out == t) & (core == -1))
-        for i in joined[np.argsort(sims[joined, column[t]], kind="stable")][:excess]:
-            for j in np.argsort(-sims[i], kind="stable"):
-                other = int(ids[j])
-                if other != t and sizes[other] < bound:
-                    out[i] = other
-                    sizes[other] += 1
-                    sizes[t] -= 1
-                    break
-    return out
-
-
 class ThemeModel:
     """Cluster papers into themes and describe each theme.
 
@@ -297,7 +119,7 @@ class ThemeModel:
         from bertopic import BERTopic
         from bertopic.vectorizers import ClassTfidfTransformer
         from hdbscan import HDBSCAN
-        TopicVectorizer = _topic_vectorizer_class()  # noqa: N806
+        TopicVectorizer = topic_vectorizer_class()  # noqa: N806
         sizes = scaled(n, self.cfg)
         self.sizes_ = sizes
         # Embeddings are unit vectors, so euclidean distance ranks neighbours exactly as cosine does.
@@ -368,7 +190,7 @@ class ThemeModel:
             self._name()
         self._words(core)
         if self.bertopic_ is not None:
-            self.bertopic_.vectorizer_model = _plain_vectorizer(self.bertopic_.vectorizer_model)
+            self.bertopic_.vectorizer_model = plain_vectorizer(self.bertopic_.vectorizer_model)
         self.label_corpus_ = self._names  # reused to name the areas
         del self._docs, self._embeddings, self._titles, self._embed, self._names
         return self
@@ -462,63 +284,3 @@ class ThemeModel:
 
     def keywords(self, topic: int) -> list[str]:
         return [w for w, _ in self.words_[topic][: self.cfg.n_keywords]]
-
-
-def ctfidf_words(docs: list[str], topics: np.ndarray, cfg: TopicsConfig, top: int = TOP_WORDS) -> dict[int, list[tuple[str, float]]]:
-    """c-TF-IDF terms per topic computed directly (for corpora too small for BERTopic to cluster)."""
-    import scipy.sparse as sp
-    from bertopic.vectorizers import ClassTfidfTransformer
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    ids = sorted(set(topics.tolist()) - {-1})
-    vectorizer = CountVectorizer(analyzer=analyzer(cfg))
-    try:
-        counts = vectorizer.fit_transform(docs)
-    except ValueError:  # no terms left at all
-        return {t: [] for t in ids}
-    per_topic = sp.csr_matrix(np.vstack([np.asarray(counts[topics == t].sum(axis=0)) for t in ids]))
-    scores = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(per_topic).toarray()
-    vocab = vectorizer.get_feature_names_out()
-    return {
-        t: [(str(vocab[j]), float(row[j])) for j in np.argsort(-row, kind="stable")[:top] if row[j] > 0]
-        for t, row in zip(ids, scores)
-    }
-
-
-def rerank_by_coverage(
-    words: dict[int, list[tuple[str, float]]], docs: list[str], topics: np.ndarray, cfg: TopicsConfig
-) -> dict[int, list[tuple[str, float]]]:
-    """Order each theme's c-TF-IDF terms so its first ``n_keywords`` read as one subject.
-
-    Each term is weighted by its c-TF-IDF score times the square of the share of the theme's papers
-    that use it (c-TF-IDF alone favours a tool's name that three papers repeat). Keywords are then
-    picked greedily: the heaviest term first, then at each step the term whose weight, scaled by
-    how well it co-occurs with the terms already picked in the theme's papers (mean NPMI), is
-    largest. The remaining terms follow by weight."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    vocabulary = sorted({w for terms in words.values() for w, _ in terms})
-    if not vocabulary:
-        return words
-    counter = CountVectorizer(vocabulary=vocabulary, analyzer=analyzer(cfg), binary=True)
-    present = counter.transform(docs).tocsr()
-    column = {w: i for i, w in enumerate(vocabulary)}
-    out = {}
-    for topic, terms in words.items():
-        members = np.flatnonzero(topics == topic)
-        if not len(members) or not terms:
-            out[topic] = terms
-            continue
-        use = present[members][:, [column[w] for w, _ in terms]].toarray().astype(np.float64)
-        share = use.mean(axis=0)
-        weight = np.array([s for _, s in terms]) * share**2
-        chosen = [int(np.argmax(weight))]
-        while len(chosen) < min(cfg.n_keywords, len(terms)):
-            joint = (use.T @ use[:, chosen]) / len(members) + 1e-12
-            npmi = np.log(joint / (share[:, None] * share[chosen][None, :] + 1e-12)) / -np.log(joint)
-            score = weight * (1 + npmi.mean(axis=1))
-            score[chosen] = -np.inf
-            chosen.append(int(np.argmax(score)))
-        rest = [j for j in np.argsort(-weight, kind="stable") if j not in set(chosen)]
-        out[topic] = [(terms[j][0], float(weight[j])) for j in chosen + rest]
-    return out

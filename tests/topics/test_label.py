@@ -6,7 +6,7 @@ import numpy as np
 
 from pipeline.topics.label import content_words, extend, name_groups, surface_form, written_case
 from pipeline.topics.metrics import label_measures
-from pipeline.topics.model import stop_words
+from pipeline.topics.vocabulary import stop_words
 
 STOP = frozenset(stop_words())
 

@@ -1,0 +1,82 @@
+"""Placing papers in themes by their embeddings: centroids, the nearest theme, outliers joining
+their nearest theme up to a share left unassigned, and a size bound no joining paper may break."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def unit(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1, norms)
+
+
+def centroids_of(embeddings: np.ndarray, topics: np.ndarray, ids: list[int]) -> np.ndarray:
+    """Unit-length mean embedding of each topic in ``ids`` (rows in that order)."""
+    return unit(np.stack([embeddings[topics == t].mean(axis=0) for t in ids]).astype(np.float32))
+
+
+def nearest(embeddings: np.ndarray, centroids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest centroid (as a topic id) and its cosine similarity, per embedding."""
+    if len(ids) == 0:
+        return np.full(len(embeddings), -1), np.zeros(len(embeddings), np.float32)
+    sims = embeddings @ centroids.T
+    best = sims.argmax(axis=1)
+    return ids[best], sims[np.arange(len(sims)), best].astype(np.float32)
+
+
+def similarity_to_own(
+    embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centroids: np.ndarray, best: np.ndarray
+) -> np.ndarray:
+    """Cosine of each paper to its theme's centroid; ``best`` (to the nearest theme) where unassigned."""
+    if len(ids) == 0:
+        return best.astype(np.float32)
+    column = {int(t): i for i, t in enumerate(ids)}
+    rows = np.array([column.get(int(t), -1) for t in topics])
+    own = np.einsum("ij,ij->i", embeddings, centroids[np.maximum(rows, 0)])
+    return np.where(rows >= 0, own, best).astype(np.float32)
+
+
+def reassign_outliers(
+    topics: np.ndarray, similarity: np.ndarray, nearest_topic: np.ndarray, min_similarity: float, max_share: float,
+    candidates: np.ndarray | None = None,
+) -> np.ndarray:
+    """Unassigned papers (-1; only those in ``candidates`` if given) join their nearest theme if
+    similar enough; then the most similar remaining candidates join too, until at most ``max_share``
+    of all papers stay unassigned."""
+    out = topics.copy()
+    candidates = (out == -1) if candidates is None else (candidates & (out == -1))
+    if not candidates.any() or (nearest_topic < 0).all():
+        return out
+    join = candidates & (similarity >= min_similarity)
+    out[join] = nearest_topic[join]
+    left = np.flatnonzero(candidates & (out == -1))
+    allowed = max(0, int(np.floor(max_share * len(out))) - int(((out == -1) & ~candidates).sum()))
+    if len(left) > allowed:
+        order = left[np.argsort(-similarity[left], kind="stable")]
+        extra = order[: len(left) - allowed]
+        out[extra] = nearest_topic[extra]
+    return out
+
+
+def bound_sizes(topics: np.ndarray, core: np.ndarray, sims: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
+    """Outliers that joined a theme beyond ``bound`` papers join their next most similar theme with
+    room instead (least similar first); papers of a theme's core (``core`` != -1) never move.
+    ``sims``: papers x themes (columns in ``ids`` order)."""
+    out = topics.copy()
+    column = {int(t): j for j, t in enumerate(ids)}
+    sizes = {int(t): int((out == t).sum()) for t in ids}
+    for t in sorted(sizes, key=lambda t: (-sizes[t], t)):
+        excess = sizes[t] - bound
+        if excess <= 0:
+            continue
+        joined = np.flatnonzero((out == t) & (core == -1))
+        for i in joined[np.argsort(sims[joined, column[t]], kind="stable")][:excess]:
+            for j in np.argsort(-sims[i], kind="stable"):
+                other = int(ids[j])
+                if other != t and sizes[other] < bound:
+                    out[i] = other
+                    sizes[other] += 1
+                    sizes[t] -= 1
+                    break
+    return out
