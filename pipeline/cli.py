@@ -14,12 +14,11 @@ from pathlib import Path
 import click
 
 from pipeline import __version__
-from pipeline.config import Config, ConfigError, load
+from pipeline.config import FORMAT_NAMES, Config, ConfigError, load
 
 log = logging.getLogger("pipeline")
 
 STAGES = ("ingest", "clean", "topics", "report")
-FORMAT_NAMES = ["atom", "api-text", "digest", "listing-page", "daily-jsonl", "kaggle", "csv", "parquet"]
 
 
 def _default_root() -> Path:

@@ -97,6 +97,11 @@ class Paths:
             return printable(resolved.as_posix())
 
 
+# The formats ingest reads (``pipeline.ingest.formats`` gives each its reader), named here so the
+# command line can offer them without importing the readers.
+FORMAT_NAMES = ("atom", "api-text", "digest", "listing-page", "daily-jsonl", "kaggle", "csv", "parquet")
+
+
 @dataclass(frozen=True)
 class IngestConfig:
     """``paper-trends ingest``: which files, which format, which records to keep."""

@@ -22,7 +22,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from pipeline.report.plots import GREY, region, theme_color
+from pipeline.report.mapplot import region
+from pipeline.report.plots import GREY, theme_color
 from pipeline.schemas import Papers
 
 AREA_COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from pipeline.report import plots
+from pipeline.report import mapplot, plots
 from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, week_label, weekly_topic_counts
 from pipeline.schemas import Papers, TopicInfo
 
@@ -210,7 +210,7 @@ def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarra
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     xy = landmark_layout(emb, topics, centroids, areas={t: a for t, (a, _) in areas.items()} if level == "theme" else None)
     survey.xy, survey.areas = xy, (areas if level == "theme" else {})
-    survey.figures["map"] = (plots.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers",
+    survey.figures["map"] = (mapplot.theme_map(xy, topics, labels, title=f"The landscape, {span}: {len(period):,} papers",
                                              max_labels=MAP_LABELS,
                                              areas={t: name for t, (_, name) in areas.items()} if level == "theme" else None),
                              f"Every paper, coloured by {level}; {level}s close in meaning are close on the map"

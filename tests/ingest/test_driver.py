@@ -253,9 +253,10 @@ def test_run_writes_listings_and_skips_when_current(tmp_path, caplog):
 
 def test_unexpected_reader_failure_is_named_and_placed(monkeypatch, caplog):
     import pipeline.ingest as driver
+    from pipeline.ingest.atom import read_atom
 
     def breaks_on_the_second(stream, ctx):
-        yield from list(driver.read_atom(stream, ctx))[:1]
+        yield from list(read_atom(stream, ctx))[:1]
         raise KeyError("surprise")
 
     monkeypatch.setitem(driver.FORMATS, "atom", breaks_on_the_second)

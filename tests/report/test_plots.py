@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.report.plots import _spread
+from pipeline.report.mapplot import _spread
 
 
 def test_map_labels_are_moved_apart_until_no_two_boxes_overlap():
@@ -110,7 +110,7 @@ def test_map_data_escapes_the_script_element_and_keeps_every_paper():
     import pandas as pd
 
     from pipeline.report.explore import map_data, script_json
-    from pipeline.report.plots import hull
+    from pipeline.report.mapplot import hull
 
     text = script_json({"title": "</script><script>alert(1)</script> & \u2028"})
     assert "<" not in text and ">" not in text and "&" not in text

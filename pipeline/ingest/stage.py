@@ -1,0 +1,158 @@
+"""The ingest stage's wiring: read every input file with its reader, write ``listings.parquet`` in
+batches, and the run record."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.config import Config, IngestConfig, Paths, as_dict
+from pipeline.ingest.files import _Opened, _open, _read_head, list_inputs
+from pipeline.ingest.filters import Filter
+from pipeline.ingest.formats import FORMATS, IngestError, detect_format
+from pipeline.ingest.records import STREAM_ERRORS, ReadContext, SourceError, record, stream_error_message
+from pipeline.io import read_json, write_batches, write_json
+from pipeline.schemas import Listings
+from pipeline.stage import StageResult, Timer, code_version, fingerprint, outputs_current, progress
+
+log = logging.getLogger("pipeline.ingest")  # the stage's one logger, whichever module speaks
+
+
+@dataclass
+class IngestStats:
+    files: int = 0
+    records: int = 0
+    filtered: int = 0
+    unreadable_files: int = 0
+    warnings: int = 0
+    by_format: dict[str, int] = field(default_factory=dict)
+
+
+def _as_source_error(exc: Exception, opened: _Opened | None, last_line: int | None) -> SourceError:
+    """Any failure while reading a file, as a SourceError saying where it happened."""
+    if isinstance(exc, SourceError):
+        return exc
+    after = f" after the record at line {last_line}" if last_line is not None else ""
+    byte = None
+    if opened is not None:
+        with contextlib.suppress(OSError, ValueError):
+            byte = opened.raw.tell()
+    if isinstance(exc, STREAM_ERRORS):
+        stopped = ""
+        if byte is not None:
+            compressed = opened is not None and opened.compressed
+            stopped = f"; the {'compressed ' if compressed else ''}file breaks at byte {byte}"
+        message = stream_error_message(exc) + stopped + after
+    else:  # a reader met something it does not handle: still name the file and the place
+        message = f"unexpected {type(exc).__name__} while reading{after}: {exc}"
+    return SourceError(message, byte=byte)
+
+
+def read_file(
+    path: Path, shown: str, cfg: IngestConfig, keep: Filter, stats: IngestStats
+) -> Iterator[dict]:
+    """Records of one file, each with source_file/source_format/position set, filtered.
+
+    Where the file cannot be read (at all or from some point on), the records before the break are
+    kept and one record with ``error`` set follows them; with ``cfg.strict`` IngestError is raised.
+    """
+    ctx = ReadContext(name=path.name, columns=dict(cfg.columns), categories=tuple(cfg.categories))
+    fmt = cfg.format
+    if fmt is not None and fmt not in FORMATS:
+        raise IngestError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
+    position = 0
+    opened: _Opened | None = None
+    last_line: int | None = None
+    try:
+        with ExitStack() as stack:
+            opened = _open(path, stack)
+            if fmt is None:
+                fmt = detect_format(_read_head(opened.stream), path.name)
+            for rec in FORMATS[fmt](opened.stream, ctx):
+                last_line = rec["line"] if rec["line"] is not None else last_line
+                if not keep.keeps(rec):
+                    stats.filtered += 1
+                    continue
+                stats.warnings += len(rec["warnings"])
+                yield {**rec, "source_file": shown, "source_format": fmt, "position": position}
+                position += 1
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a named, placed error row
+        if isinstance(exc, IngestError):
+            raise
+        unexpected = not isinstance(exc, (SourceError, *STREAM_ERRORS))
+        error = _as_source_error(exc, opened, last_line)
+        where = error.where()
+        detail = error.message + (f" (at {where})" if where else "")
+        message = f"{shown}: {detail}"
+        if cfg.strict:
+            raise IngestError(message) from exc
+        kept = f"the {position} record(s) before the break are kept, " if position else ""
+        log.warning("%s; %sthe error is recorded for quarantine", message, kept, exc_info=unexpected)
+        stats.unreadable_files += 1
+        yield {
+            **record(line=error.line, error=detail),
+            "source_file": shown,
+            "source_format": fmt or "unknown",
+            "position": position,
+        }
+        position += 1
+    finally:
+        stats.filtered += ctx.skipped
+        for warning in ctx.warnings:
+            log.warning("%s: %s", shown, warning)
+        stats.warnings += len(ctx.warnings)
+        stats.records += position
+        stats.by_format[fmt or "unknown"] = stats.by_format.get(fmt or "unknown", 0) + position
+
+
+def ingest(files: list[Path], paths: Paths, cfg: IngestConfig, stats: IngestStats) -> Iterator[pd.DataFrame]:
+    """Read ``files`` into Listings-shaped DataFrames of at most ``cfg.batch_rows`` rows."""
+    keep = Filter.from_config(cfg)
+    batch: list[dict] = []
+    for path in progress(files, desc="ingest", unit="file"):
+        stats.files += 1
+        for rec in read_file(path, paths.display(path), cfg, keep, stats):
+            batch.append(rec)
+            if len(batch) >= cfg.batch_rows:
+                yield pd.DataFrame.from_records(batch)
+                batch = []
+    if batch:
+        yield pd.DataFrame.from_records(batch)
+
+
+def _inputs(cfg: Config) -> list[Path]:
+    named = [Path(p) for p in cfg.ingest.inputs] or [cfg.paths.raw]
+    return [p if p.is_absolute() else (Path.cwd() / p) for p in named]
+
+
+def run(cfg: Config, *, force: bool = False) -> StageResult:
+    """Read the inputs and write listings.parquet, unless it is current."""
+    paths = cfg.paths
+    files = list_inputs(_inputs(cfg), lambda path, why: log.warning("%s: %s", paths.display(path), why))
+    if not files:
+        raise IngestError(f"no input files in {', '.join(str(p) for p in _inputs(cfg))}")
+    config = {**as_dict(cfg.ingest), "inputs": [p.resolve().as_posix() for p in _inputs(cfg)]}
+    fp = fingerprint(code_version("pipeline.ingest", "pipeline.dates", "pipeline.schemas"), config, files)
+    record_path = paths.interim / "listings.json"
+    if not force and outputs_current([paths.listings], fp, record_path):
+        previous = read_json(record_path)
+        return StageResult("ingest", ran=False, counts=previous.get("counts", {}))
+    stats = IngestStats()
+    with Timer() as timer:
+        rows = write_batches(ingest(files, paths, cfg.ingest, stats), paths.listings, Listings, fingerprint=fp)
+    counts = {
+        "files": stats.files,
+        "records": rows,
+        "filtered out": stats.filtered,
+        "unreadable files": stats.unreadable_files,
+        "warnings": stats.warnings,
+    }
+    write_json({"fingerprint": fp, "counts": counts, "by_format": stats.by_format,
+                "seconds": round(timer.seconds, 3), "config": config}, record_path)
+    return StageResult("ingest", ran=True, counts=counts, seconds=timer.seconds, details={"by_format": stats.by_format})
