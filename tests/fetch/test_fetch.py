@@ -284,17 +284,19 @@ def test_a_page_the_manifest_lists_but_the_disk_lacks_is_fetched_again(tmp_path,
 
 
 def test_a_stop_right_after_the_first_page_is_written_is_resumed_by_a_later_run(tmp_path, arxiv, monkeypatch):
+    from pipeline.fetch import paging
+
     cfg = fetch_config(tmp_path, arxiv)
-    real = fetch.write_new_file
+    real = paging.write_new_file
 
     def write_then_stop(data, path):
         real(data, path)
         raise KeyboardInterrupt  # power cut between storing the page and noting it
 
-    monkeypatch.setattr(fetch, "write_new_file", write_then_stop)
+    monkeypatch.setattr(paging, "write_new_file", write_then_stop)
     with pytest.raises(KeyboardInterrupt):
         run(cfg)
-    monkeypatch.setattr(fetch, "write_new_file", real)
+    monkeypatch.setattr(paging, "write_new_file", real)
     arxiv.hits.clear()
     # a later run whose own window differs still finds the query and finishes it first
     fetch.run(cfg, categories=["cs.DC"], since=dt.date(2026, 6, 9), now=NOW)
