@@ -293,96 +293,6 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
 
 
 @cli.command()
-@click.option("--no-stability", is_flag=True, help="Skip the two refits that measure stability across seeds.")
-@click.pass_obj
-def evaluate(obj: _Obj, no_stability: bool) -> None:
-    """Score the current themes; prints and writes reports/evaluation/metrics.json.
-
-    Reports the number of themes and areas, the unassigned share, the largest theme's share, NPMI of
-    each theme's top-10 keywords (document co-occurrence), topic diversity (top-25 keywords), NMI and
-    ARI against the arXiv primary category, the label measures (label accuracy: share of labels that,
-    embedded with the papers' model, lie nearest their own theme; median and lowest label support:
-    share of a theme's papers containing every content word of its label; duplicate labels), and
-    stability: the ARI between fits with two different seeds.
-
-    \b
-    Example:
-      paper-trends evaluate
-    """
-    def go() -> None:
-        from pipeline.topics.evaluate import evaluate as score
-
-        result = score(obj.config(), stability=not no_stability)
-        width = max(len(k) for k in result)
-        for key, value in result.items():
-            click.echo(f"{key:<{width}}  {value}")
-
-    _guard(obj, go)
-
-
-@cli.group()
-def report() -> None:
-    """Write the weekly trend report or the landscape survey (HTML, Markdown, PNG and SVG figures)."""
-
-
-@report.command("weekly")
-@click.option("--week", default=None, metavar="YYYY-Www",
-              help="ISO week, e.g. 2026-W23 [default: the latest week that has ended and has papers].")
-@click.option("--primary-only", is_flag=True, help="Count papers by primary category only (default: every category listed).")
-@click.option("--level", type=click.Choice(["theme", "area"]), default="theme", show_default=True,
-              help="theme: themes, grouped under their areas in the table; area: areas in place of themes "
-                   "(fewer, broader rows and chart lines), written to <week>-areas/.")
-@click.pass_obj
-def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str) -> None:
-    """What was published in one ISO week and which themes rose, fell, appeared or went quiet.
-
-    Writes reports/weekly/<YYYY-Www>/index.html (self-contained), report.md and figures/.
-    Rising and falling themes come from an exact test of each theme's share of the week's papers
-    against the 8 weeks before, with the false discovery rate held at 5 %.
-
-    \b
-    Examples:
-      paper-trends report weekly
-      paper-trends report weekly --week 2025-W40 --primary-only
-      paper-trends report weekly --level area
-    """
-    def go() -> None:
-        from pipeline.report import write_weekly
-
-        log.info(write_weekly(obj.config(), week, primary_only=primary_only, level=level).summary())
-
-    _guard(obj, go)
-
-
-@report.command("survey")
-@click.option("--since", default=None, metavar="YYYY-MM-DD", help="First day [default: the first paper's].")
-@click.option("--until", default=None, metavar="YYYY-MM-DD", help="Last day [default: the last paper's].")
-@click.option("--primary-only", is_flag=True, help="Count papers by primary category only.")
-@click.option("--level", type=click.Choice(["theme", "area"]), default="theme", show_default=True,
-              help="theme: themes, grouped under their areas in the table; area: areas in place of themes, "
-                   "written to <since>_<until>-areas/.")
-@click.pass_obj
-def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only: bool, level: str) -> None:
-    """The research landscape over a period: a map of the themes, sizes, relations, weekly movement.
-
-    Writes reports/survey/<since>_<until>/index.html, report.md, figures/ and map.html (the
-    interactive map: hover, search, zoom, switch areas and themes; works offline).
-
-    \b
-    Examples:
-      paper-trends report survey
-      paper-trends report survey --since 2025-04-01 --until 2025-09-30
-      paper-trends report survey --level area
-    """
-    def go() -> None:
-        from pipeline.report import write_survey
-
-        log.info(write_survey(obj.config(), since, until, primary_only=primary_only, level=level).summary())
-
-    _guard(obj, go)
-
-
-@cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_with(_ingest_options)
 @click.option("--fetch", "fetch_categories", multiple=True, metavar="CAT", callback=_check_categories,
@@ -419,3 +329,5 @@ def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, fetch_ca
 def main() -> None:
     cli(prog_name="paper-trends")
 
+
+from pipeline.cli import reports  # noqa: E402, F401 - registers evaluate and report
