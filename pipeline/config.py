@@ -84,6 +84,28 @@ class Paths:
     def topic_tree(self) -> Path:
         return self.processed / "topic_tree.parquet"
 
+    @property
+    def embeddings(self) -> Path:
+        """The embedding cache: one folder per model identity."""
+        return self.interim / "embeddings"
+
+    @property
+    def topic_model(self) -> Path:
+        """The fitted themes (state, assignment, BERTopic model, run record), replaced whole."""
+        return self.models / "topics"
+
+    @property
+    def weekly_reports(self) -> Path:
+        return self.reports / "weekly"
+
+    @property
+    def surveys(self) -> Path:
+        return self.reports / "survey"
+
+    @property
+    def evaluation(self) -> Path:
+        return self.reports / "evaluation"
+
     def display(self, path: Path) -> str:
         """``path`` relative to the root when it lies under it, else absolute; a character that is not
         printable (a newline in a file name) is shown escaped, so a message stays one line."""

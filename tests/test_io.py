@@ -7,7 +7,7 @@ import pytest
 from pipeline import io
 from pipeline.io import TableError, read_fingerprint, read_table, write_batches, write_table
 from pipeline.schemas import Duplicates, Listings
-from tests.conftest import ABSTRACT, listings
+from tests.helpers import ABSTRACT, listings
 
 
 def dup_rows(n: int) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import Config
-from pipeline.io import TableError, atomic_folder, read_json, read_table
+from pipeline.io import TableError, atomic_folder, read_table
 from pipeline.report import data, plots
 from pipeline.report.render import render, save_figure, write_text
 from pipeline.report.trends import TrendConfig
@@ -40,24 +40,19 @@ def load_corpus(cfg: Config) -> data.Corpus:
         lineage = read_lineage(paths.topic_lineage)
     except TableError:  # damaged: no births to show
         lineage = None
-    state = read_json(paths.models / "topics" / "state.json") or {}
+    from pipeline.topics import fitted
+
     return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics), info, lineage,
-                     state.get("forming", []))
+                     fitted.forming(paths))
 
 
 def load_embeddings(cfg: Config, corpus: data.Corpus):  # noqa: ANN201 - (numpy array, dict)
     """The papers' embeddings (rows of ``corpus.papers``, from the topics stage's cache; any paper
     missing there is embedded now with the same model) and each theme's centroid."""
-    from pipeline.topics import State, embed, paper_texts
-    from pipeline.topics.embed import EmbeddingCache
+    from pipeline.topics import fitted
 
-    state = State.load(cfg.paths.models / "topics")
-    if state is None:
-        raise TableError(f"{cfg.paths.display(cfg.paths.models / 'topics')}: no fitted themes; run topics first")
-    embedder = embed.make_embedder(cfg.topics)
-    identity = state.embedder if state.embedder else embedder.identity
-    embeddings, _ = EmbeddingCache(cfg.paths.interim / "embeddings", identity).embed(paper_texts(corpus.papers), embedder)
-    return embeddings, {int(t): c for t, c in zip(state.ids, state.centroids)}
+    themes = fitted.load(cfg, corpus.papers)
+    return themes.embeddings, themes.centroids
 
 
 def _save_all(figures: dict, folder: Path) -> dict:
@@ -87,7 +82,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
                  level: str = "theme") -> StageResult:
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``."""
-    from pipeline.report.weekly import REPORT_HTML, STATUS_TEXT, build, opening, to_markdown
+    from pipeline.report.weekly import REPORT_HTML, STATUS_TEXT, build_week, opening, to_markdown
 
     start = time.perf_counter()
     corpus = load_corpus(cfg)
@@ -98,8 +93,8 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
             monday = (now.normalize() - pd.Timedelta(days=now.weekday() + 7))
     else:
         monday = _week_in_listings(week, corpus.papers)
-    report = build(corpus, monday, TrendConfig(), primary_only=primary_only, level=level)
-    final = cfg.paths.reports / "weekly" / (report.week + ("-areas" if level == "area" else ""))
+    report = build_week(corpus, monday, TrendConfig(), primary_only=primary_only, level=level)
+    final = cfg.paths.weekly_reports / (report.week + ("-areas" if level == "area" else ""))
     with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
         figures = _save_all(report.figures, folder)
         papers = report.papers.sort_values(Papers.title)
@@ -129,7 +124,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     import numpy as np
 
     from pipeline.report.explore import map_html
-    from pipeline.report.survey import build, map_page
+    from pipeline.report.survey import build_survey, map_page
     from pipeline.report.survey_html import SURVEY_HTML, to_markdown
 
     start = time.perf_counter()
@@ -142,8 +137,8 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     if since and until and first > last:
         raise ValueError(f"--since {since} is after --until {until}: no day lies between them")
     embeddings, centroids = load_embeddings(cfg, corpus)
-    result = build(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
-    final = cfg.paths.reports / "survey" / (result.period + ("-areas" if level == "area" else ""))
+    result = build_survey(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
+    final = cfg.paths.surveys / (result.period + ("-areas" if level == "area" else ""))
     with atomic_folder(final) as folder:
         figures = _save_all(result.figures, folder)
         titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")

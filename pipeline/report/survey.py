@@ -175,7 +175,7 @@ def theme_events(corpus: Corpus, weeks: list[str]) -> pd.DataFrame:
     return events.reset_index(drop=True)[columns]
 
 
-def build(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarray], since: pd.Timestamp,
+def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarray], since: pd.Timestamp,
           until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme") -> Survey:
     """The survey of [since, until]. At ``level="area"`` areas take the place of themes everywhere;
     at ``"theme"`` the table of themes is grouped under their areas."""

@@ -1,6 +1,6 @@
 """The weekly trend report: what was published in one ISO week and how the themes moved.
 
-``build`` is pure (tables in, content and figures out); ``write`` saves ``index.html``,
+``build_week`` is pure (tables in, content and figures out); ``write`` saves ``index.html``,
 ``report.md`` and ``figures/*.png|svg`` under ``reports/weekly/<YYYY-Www>/``.
 """
 
@@ -67,7 +67,7 @@ class WeeklyReport:
         return self.trend[self.trend["status"] == status]
 
 
-def build(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *, primary_only: bool = False,
+def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *, primary_only: bool = False,
           history: int = 12, level: str = "theme") -> WeeklyReport:
     """The report of the week starting ``monday``. At ``level="area"`` every count, test and chart
     is by area; at ``"theme"`` the table of the week's themes is grouped under their areas."""

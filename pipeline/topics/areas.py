@@ -31,7 +31,7 @@ class Tree:
     rows: list[dict]
 
 
-def build(centroids: np.ndarray, ids: list[int], sizes: dict[int, int], k: int | None = None) -> Tree:
+def build_tree(centroids: np.ndarray, ids: list[int], sizes: dict[int, int], k: int | None = None) -> Tree:
     """Join the themes ``ids`` (rows of ``centroids``) into a tree and cut it into ``k`` areas."""
     ids = [int(t) for t in ids]
     m = len(ids)

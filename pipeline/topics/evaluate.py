@@ -18,7 +18,8 @@ import numpy as np
 from pipeline.config import Config
 from pipeline.io import read_table, write_json
 from pipeline.schemas import DocTopics, Papers
-from pipeline.topics import State, embed, paper_texts
+from pipeline.topics import embed, paper_texts
+from pipeline.topics.fitted import load_state
 from pipeline.topics.embed import Embedder, EmbeddingCache
 from pipeline.topics.metrics import agreement, label_measures, summary
 from pipeline.topics.vocabulary import stop_words
@@ -28,9 +29,7 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     paths = cfg.paths
     papers = read_table(paths.papers, Papers)
     assigned = read_table(paths.doc_topics, DocTopics).set_index(DocTopics.paper_id)
-    state = State.load(paths.models / "topics")
-    if state is None:
-        raise FileNotFoundError(f"{paths.display(paths.models / 'topics')}: no fitted themes; run `paper-trends topics` first")
+    state = load_state(paths)
     topics = assigned[DocTopics.topic].reindex(papers[Papers.paper_id]).fillna(-1).astype(int).to_numpy()
     texts = paper_texts(papers)
     terms = {t: [w for w, _ in words] for t, words in state.words.items()}
@@ -47,7 +46,7 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     if stability:
         from pipeline.topics.model import ThemeModel
 
-        embeddings, _ = EmbeddingCache(paths.interim / "embeddings", embedder.identity).embed(texts, embedder)
+        embeddings, _ = EmbeddingCache(paths.embeddings, embedder.identity).embed(texts, embedder)
         start = time.perf_counter()
         titles = papers[Papers.title].tolist()
         fits = [ThemeModel(dataclasses.replace(cfg.topics, seed=s)).fit(texts, embeddings, titles=titles,
@@ -57,5 +56,5 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
         result["stability_seeds"] = [cfg.topics.seed, cfg.topics.seed + 1]
         result["stability_fit_seconds"] = round((time.perf_counter() - start) / 2, 1)
     result = {k: (round(v, 4) if isinstance(v, float) and not np.isnan(v) else v) for k, v in result.items()}
-    write_json(result, paths.reports / "evaluation" / "metrics.json")
+    write_json(result, paths.evaluation / "metrics.json")
     return result

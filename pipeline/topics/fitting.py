@@ -194,7 +194,7 @@ def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: 
 
     ids = state.ids.tolist()
     sizes = {t: int((topics == t).sum()) for t in ids}
-    tree = areas.build(state.centroids, ids, sizes)
+    tree = areas.build_tree(state.centroids, ids, sizes)
     paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
     new_members = {a: set(np.asarray(paper_ids)[paper_area == a].tolist()) for a in set(tree.area_of.values())}
     old_members: dict[int, set[str]] = {}

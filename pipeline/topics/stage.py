@@ -93,7 +93,7 @@ def _versions() -> dict[str, str]:
 def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embedder | None = None) -> StageResult:
     """Fit, update or refit the themes (see the module docstring)."""
     paths = cfg.paths
-    folder = paths.models / "topics"
+    folder = paths.topic_model
     if not paths.papers.exists():
         raise TableError(f"{paths.display(paths.papers)}: not found; run the stage that writes it first (clean)")
     embedder = embedder or embed.make_embedder(cfg.topics)
@@ -121,7 +121,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
                            seconds=time.perf_counter() - started)
     paper_ids = papers[Papers.paper_id].tolist()
     texts = paper_texts(papers)
-    cache = EmbeddingCache(paths.interim / "embeddings", embedder.identity)
+    cache = EmbeddingCache(paths.embeddings, embedder.identity)
     embeddings, embedded = cache.embed(texts, embedder)
     embed_s = time.perf_counter() - started
 

@@ -10,7 +10,7 @@ from pipeline.clean import AccountingError, check_accounting, clean_listings
 from pipeline.config import CleanConfig
 from pipeline.io import read_table
 from pipeline.schemas import Duplicates, Papers, Quarantine
-from tests.conftest import ABSTRACT, listings
+from tests.helpers import ABSTRACT, listings
 
 CFG = CleanConfig()
 TS = pd.Timestamp

@@ -9,7 +9,7 @@ import pytest
 from nbclient import NotebookClient
 
 from pipeline import topics
-from tests.conftest import HashEmbedder, cleaned_copy
+from tests.helpers import HashEmbedder, cleaned_copy
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 

@@ -10,7 +10,7 @@ from pipeline import clean, config, ingest, report, topics
 from pipeline.io import read_table, write_table
 from pipeline.report import data
 from pipeline.schemas import Papers, TopicInfo
-from tests.conftest import ABSTRACT
+from tests.helpers import ABSTRACT
 
 
 @pytest.fixture
@@ -58,9 +58,9 @@ def test_empty_week_says_so(themed):
     html = (themed.paths.reports / "weekly" / "2026-W21" / "index.html").read_text()
     assert "No papers were published in 2026-W21" in html
     assert "Themes this week" not in html  # no empty table
-    from pipeline.report.weekly import build
+    from pipeline.report.weekly import build_week
 
-    empty = build(report.load_corpus(themed), data.monday_of("2024-W10"))
+    empty = build_week(report.load_corpus(themed), data.monday_of("2024-W10"))
     texts = [t.get_text() for t in empty.figures["categories"][0].axes[0].texts]
     assert texts == ["No papers in this week or the weeks before it."]
 
@@ -104,12 +104,12 @@ def test_single_theme_corpus_reports_plainly(tmp_path, hash_embedder, monkeypatc
     monkeypatch.setattr("pipeline.topics.embed.make_embedder", lambda c: hash_embedder)
     report.write_weekly(cfg, "2025-W02")
     report.write_survey(cfg)
-    from pipeline.report.survey import build
+    from pipeline.report.survey import build_survey
 
     corpus = report.load_corpus(cfg)
     centroids = {0: np.ones(64, dtype=np.float32) / 8}
     embeddings = hash_embedder.encode([f"Paper {i}. {ABSTRACT}" for i in range(6)])
-    survey = build(corpus, embeddings, centroids, pd.Timestamp("2025-01-01", tz="UTC"), pd.Timestamp("2025-01-31", tz="UTC"))
+    survey = build_survey(corpus, embeddings, centroids, pd.Timestamp("2025-01-01", tz="UTC"), pd.Timestamp("2025-01-31", tz="UTC"))
     assert [t.get_text() for t in survey.figures["hierarchy"][0].axes[0].texts] == ["A single theme: nothing to relate."]
     assert len(corpus.themes) == 1
 
@@ -118,9 +118,9 @@ def test_weekly_themes_are_grouped_under_their_areas_and_areas_can_replace_them(
     info = read_table(themed.paths.topic_info, TopicInfo)
     report.write_weekly(themed, "2026-W24")
     html = (themed.paths.reports / "weekly" / "2026-W24" / "index.html").read_text()
-    from pipeline.report.weekly import build
+    from pipeline.report.weekly import build_week
 
-    built = build(report.load_corpus(themed), data.monday_of("2026-W24"))
+    built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     week_areas = {area for area, _, _ in built.groups}
     assert week_areas and week_areas <= set(info["area_label"])
     assert sum(total for _, total, _ in built.groups) == built.trend["count"].sum()
@@ -132,7 +132,7 @@ def test_weekly_themes_are_grouped_under_their_areas_and_areas_can_replace_them(
     result = report.write_weekly(themed, "2026-W24", level="area")
     assert result.stage == "report weekly 2026-W24 (areas)"
     html = (themed.paths.reports / "weekly" / "2026-W24-areas" / "index.html").read_text()
-    areas = build(report.load_corpus(themed), data.monday_of("2026-W24"), level="area")
+    areas = build_week(report.load_corpus(themed), data.monday_of("2026-W24"), level="area")
     assert set(areas.labels.values()) == set(info["area_label"])  # rows are areas, not themes
     assert areas.trend["count"].sum() == built.trend["count"].sum()
     assert "Areas this week" in html and '<tr class="area">' not in html
@@ -184,9 +184,9 @@ def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
     md = (folder / "report.md").read_text()
     assert f"**New: {label}**" in md.replace("\\", "")
     # a theme is not new in the weeks after its birth
-    from pipeline.report.weekly import build
+    from pipeline.report.weekly import build_week
 
-    later = build(report.load_corpus(themed), data.monday_of("2026-W25"))
+    later = build_week(report.load_corpus(themed), data.monday_of("2026-W25"))
     assert later.born == {} and born not in later.by_status("new")["topic"].tolist()
 
 
@@ -278,9 +278,9 @@ def test_groups_still_forming_are_shown_as_such(themed):
 
 
 def test_the_weekly_report_opens_with_three_plain_sentences(themed):
-    from pipeline.report.weekly import build, opening
+    from pipeline.report.weekly import build_week, opening
 
-    built = build(report.load_corpus(themed), data.monday_of("2026-W24"))
+    built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     sentences = opening(built)
     usual = built.trailing_papers / built.trailing_weeks
     assert sentences[0].startswith(f"5 papers, {5 / usual:.1f} × the usual week")
@@ -300,5 +300,5 @@ def test_the_weekly_report_opens_with_three_plain_sentences(themed):
     md = (folder / "report.md").read_text()
     assert md.index("5 papers, ") < md.index("## The week in numbers")
     # the first weeks of the listings have nothing to compare with
-    first = build(report.load_corpus(themed), data.monday_of("2025-W18"))
+    first = build_week(report.load_corpus(themed), data.monday_of("2025-W18"))
     assert opening(first)[0] == "1 paper; no earlier week holds papers to compare with."

@@ -10,7 +10,7 @@ from pipeline import topics
 from pipeline.io import read_table
 from pipeline.schemas import DocTopics, TopicInfo
 from pipeline.topics.embed import SentenceTransformerEmbedder
-from tests.conftest import cleaned_copy
+from tests.helpers import cleaned_copy
 
 pytestmark = pytest.mark.model
 

@@ -46,7 +46,7 @@ def centroids_two_groups():
 def test_areas_group_near_themes_and_the_tree_is_whole():
     ids = [10, 11, 12, 20, 21, 22, 23]
     sizes = dict(zip(ids, [5, 5, 5, 4, 4, 4, 4]))
-    t = areas.build(centroids_two_groups(), ids, sizes, k=2)
+    t = areas.build_tree(centroids_two_groups(), ids, sizes, k=2)
     assert {t.area_of[i] for i in (10, 11, 12)} != {t.area_of[i] for i in (20, 21, 22, 23)}
     assert len({t.area_of[i] for i in (10, 11, 12)}) == 1 and len({t.area_of[i] for i in (20, 21, 22, 23)}) == 1
     assert t.area_of[20] == 0  # the larger area (16 papers) is area 0
@@ -67,7 +67,7 @@ def test_area_ids_survive_a_refit_by_shared_papers():
     new = {0: {"e", "f", "g", "h"}, 1: {"a", "b", "c"}, 2: {"x", "y"}}
     ids, next_id = areas.match(new, old, next_id=2)
     assert ids == {0: 1, 1: 0, 2: 2} and next_id == 3
-    t = areas.relabel(areas.build(centroids_two_groups(), list(range(7)), {i: 1 for i in range(7)}, k=2), {0: 5, 1: 7})
+    t = areas.relabel(areas.build_tree(centroids_two_groups(), list(range(7)), {i: 1 for i in range(7)}, k=2), {0: 5, 1: 7})
     assert set(t.area_of.values()) == {5, 7} and {r["node"] for r in t.rows if r["level"] == "area"} == {"area:5", "area:7"}
 
 
@@ -75,7 +75,7 @@ def test_outline_lists_each_area_with_its_themes():
     import pandas as pd
 
     ids = [10, 11, 12, 20, 21, 22, 23]
-    t = areas.build(centroids_two_groups(), ids, dict(zip(ids, [5, 5, 5, 4, 4, 4, 4])), k=2)
+    t = areas.build_tree(centroids_two_groups(), ids, dict(zip(ids, [5, 5, 5, 4, 4, 4, 4])), k=2)
     names = {f"theme:{i}": f"T{i}" for i in ids} | {"area:0": "Big", "area:1": "Small"}
     table = pd.DataFrame([{**r, "label": names.get(r["node"])} for r in t.rows])
     lines = areas.outline(table).splitlines()

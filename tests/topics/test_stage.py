@@ -15,7 +15,7 @@ from pipeline.topics import fitting
 from pipeline.config import TopicsConfig
 from pipeline.io import read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree
-from tests.conftest import cleaned_copy
+from tests.helpers import cleaned_copy
 
 
 @pytest.fixture

@@ -1,0 +1,49 @@
+"""What other stages and notebooks read of the fitted themes, through one door: each paper's
+embedding, each theme's centroid, the groups of papers still forming. The report never opens the
+model folder or the embedding cache itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pipeline.config import Config, Paths
+from pipeline.io import TableError, read_json
+from pipeline.topics import embed
+from pipeline.topics.embed import EmbeddingCache, paper_texts
+from pipeline.topics.state import State
+
+
+@dataclass
+class Fitted:
+    """The fitted themes as the report sees them."""
+
+    state: State
+    embeddings: np.ndarray  # rows of the papers asked about, in order
+    centroids: dict[int, np.ndarray] = field(default_factory=dict)
+
+
+def load_state(paths: Paths) -> State:
+    """The fitted state; TableError naming the folder when there is none."""
+    state = State.load(paths.topic_model)
+    if state is None:
+        raise TableError(f"{paths.display(paths.topic_model)}: no fitted themes; run `paper-trends topics` first")
+    return state
+
+
+def load(cfg: Config, papers: pd.DataFrame) -> Fitted:
+    """The fitted themes and the embeddings of ``papers`` (from the topics stage's cache; a paper
+    missing there is embedded now with the model the themes were fitted with)."""
+    state = load_state(cfg.paths)
+    embedder = embed.make_embedder(cfg.topics)
+    identity = state.embedder if state.embedder else embedder.identity
+    vectors, _ = EmbeddingCache(cfg.paths.embeddings, identity).embed(paper_texts(papers), embedder)
+    return Fitted(state, vectors, {int(t): c for t, c in zip(state.ids, state.centroids)})
+
+
+def forming(paths: Paths) -> list[dict]:
+    """Groups of the pool still too small to be themes (papers, nearest theme, label, week); none
+    when there is no fitted state."""
+    return (read_json(paths.topic_model / "state.json") or {}).get("forming", [])
