@@ -82,7 +82,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
                  level: str = "theme") -> StageResult:
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``."""
-    from pipeline.report.weekly import REPORT_HTML, STATUS_TEXT, build_week, opening, to_markdown
+    from pipeline.report.weekly import STATUS_TEXT, build_week, opening, to_markdown
 
     start = time.perf_counter()
     corpus = load_corpus(cfg)
@@ -99,7 +99,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         figures = _save_all(report.figures, folder)
         papers = report.papers.sort_values(Papers.title)
         html = render(
-            REPORT_HTML, r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
+            "weekly.html.j2", r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
             opening=opening(report),
             papers_of=lambda t: papers[papers["topic"] == t][[Papers.title, Papers.url]].rename(
                 columns={Papers.title: "title", Papers.url: "url"}).fillna(""),
@@ -124,8 +124,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     import numpy as np
 
     from pipeline.report.explore import map_html
-    from pipeline.report.survey import build_survey, map_page
-    from pipeline.report.survey_html import SURVEY_HTML, to_markdown
+    from pipeline.report.survey import build_survey, map_page, to_markdown
 
     start = time.perf_counter()
     corpus = load_corpus(cfg)
@@ -142,7 +141,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     with atomic_folder(final) as folder:
         figures = _save_all(result.figures, folder)
         titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
-        html = render(SURVEY_HTML, s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
+        html = render("survey.html.j2", s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
                       generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
         write_text(folder / "index.html", html)
         write_text(folder / "report.md", to_markdown(result, titles))

@@ -5,7 +5,7 @@ point shows its title, authors, week and theme, clicking opens its arXiv page, a
 papers whose title or authors hold every word typed, and areas and themes can be switched on and off.
 The page's data, script and styles are all inside it and its Content-Security-Policy forbids every
 fetch, so it opens from disk with no network at all (no CDN, no web fonts). The drawing code is a
-few hundred lines of plain JavaScript in ``templates/map.html``: plotly would add 3.5 MB of script to
+few hundred lines of plain JavaScript in ``templates/map.html.j2``: plotly would add 3.5 MB of script to
 every page and has no search or area/theme tree, and DataMapPlot's interactive pages load deck.gl and
 fonts from CDNs.
 
@@ -17,7 +17,6 @@ put on screen with ``textContent``, never as HTML.
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -90,9 +89,12 @@ def script_json(data: dict) -> str:
 
 
 def map_html(data: dict) -> str:
-    """The self-contained interactive map page for ``data`` (``map_data``)."""
-    template = resources.files("pipeline.report").joinpath("templates/map.html").read_text(encoding="utf-8")
-    return template.replace("__MAP_DATA__", script_json(data), 1)
+    """The self-contained interactive map page for ``data`` (``map_data``; ``templates/map.html.j2``)."""
+    from markupsafe import Markup
+
+    from pipeline.report.render import environment
+
+    return environment().get_template("map.html.j2").render(data=Markup(script_json(data)))
 
 
 def notebook_frame(page: str, height: int = 640) -> str:

@@ -46,40 +46,20 @@ def write_text(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-STYLE = """
-body { font: 15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #222;
-       max-width: 1100px; margin: 2em auto; padding: 0 1.2em; }
-h1 { font-size: 1.7em; margin-bottom: 0.1em; } h2 { margin-top: 1.8em; border-bottom: 1px solid #e5e5e5; }
-.sub { color: #666; margin-top: 0; } .note { color: #666; font-size: 0.85em; }
-.explore { background: #eef3fb; border: 1px solid #c9d8ef; border-radius: 6px; padding: 8px 12px; }
-.lead { font-size: 1.1em; line-height: 1.5; max-width: 60em; }
-.numbers { display: flex; flex-wrap: wrap; gap: 1em; } .numbers div { background: #f6f8fa; border-radius: 8px;
-  padding: 0.6em 1em; min-width: 9em; } .numbers b { display: block; font-size: 1.6em; }
-table { border-collapse: collapse; width: 100%; font-size: 0.92em; margin: 0.6em 0; }
-th, td { text-align: left; padding: 0.3em 0.5em; border-bottom: 1px solid #eee; vertical-align: top; }
-th { background: #fafafa; } tr.area th { background: #eef2f7; font-size: 1.02em; padding-top: 0.6em; }
-.desc { color: #666; font-size: 0.86em; margin: 0.1em 0 0.2em 1.3em; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em; }
-.status-rising { color: #1a7f37; font-weight: 600; } .status-falling { color: #cf222e; font-weight: 600; }
-.status-new { color: #0969da; font-weight: 600; } .status-quiet { color: #8c959f; }
-figure { margin: 1.2em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.88em; }
-details { margin: 0.2em 0 0.6em; } summary { cursor: pointer; color: #0969da; }
-.empty { background: #fff8c5; border: 1px solid #e3d98b; padding: 0.8em 1em; border-radius: 6px; }
-"""
-
-
 def environment():  # noqa: ANN201
-    from jinja2 import BaseLoader, Environment, StrictUndefined
+    from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    env = Environment(loader=BaseLoader(), autoescape=True, undefined=StrictUndefined, trim_blocks=True,
-                      lstrip_blocks=True)
+    env = Environment(loader=PackageLoader("pipeline.report", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda v, digits=1: f"{100 * v:.{digits}f} %"
     env.filters["signed"] = lambda v: f"{v:+.1f}"
     return env
 
 
 def render(template: str, **context) -> str:  # noqa: ANN003
-    return environment().from_string(template).render(style=STYLE, **context)
+    """``templates/<template>`` rendered with ``context`` and the pages' style sheet (``report.css``)."""
+    env = environment()
+    return env.get_template(template).render(style=env.loader.get_source(env, "report.css")[0], **context)
 
 
 LINK_HOSTS = ("arxiv.org", "doi.org")  # and their subdomains (export.arxiv.org, dx.doi.org)

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from pipeline.report import mapplot, plots
 from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, week_label, weekly_topic_counts
+from pipeline.report.render import md_escape as esc
 from pipeline.schemas import Papers, TopicInfo
 
 
@@ -258,3 +259,25 @@ def map_page(s: Survey) -> dict:
                     s.labels, s.areas, title=f"The landscape, {s.since:%d %b %Y} – {s.until:%d %b %Y}",
                     subtitle=f"{len(s.papers):,} papers in {shown} {s.level}s{within}; "
                              f"{s.level}s close in meaning are close on the map")
+
+
+def to_markdown(s, titles: pd.DataFrame) -> str:  # noqa: ANN001
+    lines = [f"# Research landscape, {s.since:%Y-%m-%d} to {s.until:%Y-%m-%d}", "",
+             f"{len(s.papers):,} papers in {(s.themes['size_in_period'] > 0).sum()} {s.level}s.", "",
+             f"| {s.level} | papers | change in share | strongest phrases |", "|---|---:|---:|---|"]
+    for area, total, rows in s.groups:
+        if area:
+            lines.append(f"| **{esc(area)}** | {total} | | |")
+        for _, row in rows.iterrows():
+            delta = f"{100 * row['delta']:+.1f} pt" if row["delta"] == row["delta"] else ""
+            lines.append(f"| {esc(row['label'])} | {row['size_in_period']} | {delta} | {esc(row['description'])} |")
+    lines += ["", "## Representative papers", ""]
+    for _, row in s.themes[s.themes["size_in_period"] > 0].iterrows():
+        lines.append(f"**{esc(row['label'])}**")
+        for pid in row["representative_ids"]:
+            if pid in titles.index:
+                title, url = titles.loc[pid, "title"], titles.loc[pid, "url"]
+                lines.append(f"- [{esc(title)}]({url})" if url else f"- {esc(title)}")
+        lines.append("")
+    lines += ["## Charts", ""] + [f"![{caption}](figures/{name}.png)" for name, (_, caption) in s.figures.items()]
+    return "\n".join(lines) + "\n"
