@@ -208,15 +208,34 @@ class FetchConfig:
 
 
 @dataclass(frozen=True)
+class ReportConfig:
+    """``paper-trends report``: how the weekly report decides that a theme rose or fell. A theme's
+    share this week is tested against its share over the trailing ``window`` ISO weeks (exact
+    conditional binomial test of two Poisson rates), the false discovery rate held at ``alpha`` over
+    all themes (Benjamini-Hochberg)."""
+
+    window: int = 8
+    alpha: float = 0.05
+
+    def __post_init__(self) -> None:
+        if self.window < 1:
+            raise ConfigError(f"report.window = {self.window}: must be at least 1 week")
+        if not 0 < self.alpha < 1:
+            raise ConfigError(f"report.alpha = {self.alpha}: must lie between 0 and 1")
+
+
+@dataclass(frozen=True)
 class Config:
     paths: Paths
     ingest: IngestConfig = field(default_factory=IngestConfig)
     clean: CleanConfig = field(default_factory=CleanConfig)
     topics: TopicsConfig = field(default_factory=TopicsConfig)
     fetch: FetchConfig = field(default_factory=FetchConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
 
 
-_SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig, "topics": TopicsConfig, "fetch": FetchConfig}
+_SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig, "topics": TopicsConfig, "fetch": FetchConfig,
+             "report": ReportConfig}
 
 
 def _coerce(cls: type, name: str, value: Any) -> Any:

@@ -38,3 +38,12 @@ def test_bad_config_is_rejected(tmp_path, text, message):
     config_file.write_text(text)
     with pytest.raises(ConfigError, match=message):
         load(tmp_path, config_file)
+
+
+def test_report_section_sets_the_trend_test_and_refuses_nonsense(tmp_path):
+    (tmp_path / "c.toml").write_text("[report]\nwindow = 4\nalpha = 0.1\n")
+    cfg = load(tmp_path, tmp_path / "c.toml")
+    assert (cfg.report.window, cfg.report.alpha) == (4, 0.1)
+    (tmp_path / "bad.toml").write_text("[report]\nalpha = 1.5\n")
+    with pytest.raises(ConfigError, match="report.alpha = 1.5"):
+        load(tmp_path, tmp_path / "bad.toml")

@@ -17,7 +17,6 @@ from pipeline.config import Config
 from pipeline.io import TableError, atomic_folder, read_table
 from pipeline.report import data, plots
 from pipeline.report.render import render, save_figure, write_text
-from pipeline.report.trends import TrendConfig
 from pipeline.schemas import DocTopics, Papers, TopicInfo
 from pipeline.stage import StageResult
 
@@ -93,7 +92,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
             monday = (now.normalize() - pd.Timedelta(days=now.weekday() + 7))
     else:
         monday = _week_in_listings(week, corpus.papers)
-    report = build_week(corpus, monday, TrendConfig(), primary_only=primary_only, level=level)
+    report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level)
     final = cfg.paths.weekly_reports / (report.week + ("-areas" if level == "area" else ""))
     with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
         figures = _save_all(report.figures, folder)

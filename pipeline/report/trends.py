@@ -13,16 +13,12 @@ first paper ever is this week; **quiet** when it had papers in the window but no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
+from pipeline.config import ReportConfig
 
-@dataclass(frozen=True)
-class TrendConfig:
-    window: int = 8  # trailing ISO weeks compared against
-    alpha: float = 0.05  # false discovery rate
+TrendConfig = ReportConfig  # the trend test's settings are the [report] section of the config
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
