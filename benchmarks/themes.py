@@ -135,7 +135,7 @@ def main() -> None:
         wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics", "--force")
         started = time.perf_counter()
         _, _, scores = run_child(SCORE, str(root), "0" if opts.no_stability else "1")
-        record = json.loads((root / "data" / "models" / "topics" / "run.json").read_text())
+        record = json.loads((root / "data" / "runs" / "topics.json").read_text())
         results[name] = {"papers": record["counts"]["papers"], "topics_wall_s": round(wall, 1),
                          "timings_s": record["timings_s"], "peak_rss_mib": round(rss),
                          "evaluate_wall_s": round(time.perf_counter() - started, 1), **scores}

@@ -159,7 +159,7 @@ def phase_tokens(papers, work: Path) -> dict:  # noqa: ANN001
         root = project_with(subset, work / f"tokens{tokens}")
         (root / "t.toml").write_text(f"[topics]\nmax_tokens = {tokens}\n")
         wall, _, _ = run_child(CLI, "--root", str(root), "--config", str(root / "t.toml"), "-q", "topics")
-        record = json.loads((root / "data/models/topics/run.json").read_text())
+        record = json.loads((root / "data/runs/topics.json").read_text())
         _, _, score = run_child(SCORE.replace("config.load(Path(sys.argv[1]))",
                                               "config.load(Path(sys.argv[1]), Path(sys.argv[1]) / 't.toml')"), str(root), "0")
         out[str(tokens)] = {"embed_s": record["timings_s"]["embed"], "papers_per_s": round(1000 / record["timings_s"]["embed"], 1),
@@ -187,7 +187,7 @@ def phase_incremental(papers, work: Path) -> dict:  # noqa: ANN001
     after = pd.read_parquet(root / "data/processed/doc_topics.parquet").set_index("paper_id")
     placed = before[before["topic"] >= 0]  # unassigned papers may join a theme born in the update
     kept = (after.loc[placed["paper_id"], "topic"].to_numpy() == placed["topic"].to_numpy()).all()
-    record = json.loads((root / "data/models/topics/run.json").read_text())
+    record = json.loads((root / "data/runs/topics.json").read_text())
     return {"base_papers": len(base), "base_weeks_through": cut, "added_week": following,
             "added_papers": len(grown) - len(base), "cold_s": round(cold, 1), "cold_peak_rss_mib": round(cold_rss),
             "update_s": round(update, 1), "ratio_update_vs_cold": round(update / cold, 3),
@@ -197,7 +197,7 @@ def phase_incremental(papers, work: Path) -> dict:  # noqa: ANN001
 def phase_scale(papers, work: Path) -> dict:  # noqa: ANN001
     root = project_with(papers, work / "scale")
     wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
-    record = json.loads((root / "data/models/topics/run.json").read_text())
+    record = json.loads((root / "data/runs/topics.json").read_text())
     return {"papers": len(papers), "cold_wall_s": round(wall, 1), "peak_rss_mib": round(rss),
             "timings_s": record["timings_s"], "themes": record["counts"]["themes"],
             "unassigned": record["counts"]["unassigned"]}

@@ -85,6 +85,14 @@ class Paths:
         return self.processed / "topic_tree.parquet"
 
     @property
+    def runs(self) -> Path:
+        return self.root / "data" / "runs"
+
+    def run_record(self, stage: str) -> Path:
+        """Where a stage records its last run (fingerprint, counts, timings, config), written last."""
+        return self.runs / f"{stage}.json"
+
+    @property
     def embeddings(self) -> Path:
         """The embedding cache: one folder per model identity."""
         return self.interim / "embeddings"

@@ -136,6 +136,49 @@ class StageResult:
         return f"{self.stage}: {counts} ({self.seconds:.1f} s, {state})"
 
 
+@dataclass
+class Step:
+    """The skeleton every stage runs in. Its ``outputs`` carry fingerprint ``fp`` (tables in their
+    metadata; other files are covered by the record alone), and its run record (``Paths.run_record``)
+    is written after every output, so a run killed part-way is never taken for a finished one::
+
+        step = Step("clean", fp, outputs, paths.run_record("clean"))
+        if (skipped := step.skipped(force)) is not None:
+            return skipped
+        with Timer() as timer:
+            ...  # write the outputs
+        return step.done(counts, timer.seconds)
+
+    ``expected``: further values the record must hold for the outputs to count as current."""
+
+    name: str
+    fp: str
+    outputs: list[Path]
+    record: Path
+    expected: dict[str, Any] = field(default_factory=dict)
+
+    def current(self) -> bool:
+        tables = [p for p in self.outputs if p.suffix == ".parquet"]
+        return all(p.exists() for p in self.outputs) and outputs_current(tables, self.fp, self.record, **self.expected)
+
+    def skipped(self, force: bool) -> StageResult | None:
+        """The result of a skipped run when the outputs are current and nothing forces a run, else None."""
+        if force or not self.current():
+            return None
+        from pipeline.io import read_json
+
+        return StageResult(self.name, ran=False, counts=read_json(self.record).get("counts", {}))
+
+    def done(self, counts: dict[str, int], seconds: float, *, label: str | None = None,
+             details: dict[str, Any] | None = None, **record: Any) -> StageResult:
+        """Write the run record (last) and return the result; ``record``: more for the record."""
+        from pipeline.io import write_json
+
+        write_json({"fingerprint": self.fp, "counts": counts, "seconds": round(seconds, 3), **self.expected, **record},
+                   self.record)
+        return StageResult(label or self.name, ran=True, counts=counts, seconds=seconds, details=details or {})
+
+
 class Timer:
     def __enter__(self) -> Timer:
         self.start = time.perf_counter()

@@ -17,9 +17,9 @@ from pipeline.ingest.files import _Opened, _open, _read_head, list_inputs
 from pipeline.ingest.filters import Filter
 from pipeline.ingest.formats import FORMATS, IngestError, detect_format
 from pipeline.ingest.records import STREAM_ERRORS, ReadContext, SourceError, record, stream_error_message
-from pipeline.io import read_json, write_batches, write_json
+from pipeline.io import write_batches
 from pipeline.schemas import Listings
-from pipeline.stage import StageResult, Timer, code_version, fingerprint, outputs_current, progress
+from pipeline.stage import StageResult, Step, Timer, code_version, fingerprint, progress
 
 log = logging.getLogger("pipeline.ingest")  # the stage's one logger, whichever module speaks
 
@@ -139,10 +139,9 @@ def run(cfg: Config, *, force: bool = False) -> StageResult:
         raise IngestError(f"no input files in {', '.join(str(p) for p in _inputs(cfg))}")
     config = {**as_dict(cfg.ingest), "inputs": [p.resolve().as_posix() for p in _inputs(cfg)]}
     fp = fingerprint(code_version("pipeline.ingest", "pipeline.dates", "pipeline.schemas"), config, files)
-    record_path = paths.interim / "listings.json"
-    if not force and outputs_current([paths.listings], fp, record_path):
-        previous = read_json(record_path)
-        return StageResult("ingest", ran=False, counts=previous.get("counts", {}))
+    step = Step("ingest", fp, [paths.listings], paths.run_record("ingest"))
+    if (skipped := step.skipped(force)) is not None:
+        return skipped
     stats = IngestStats()
     with Timer() as timer:
         rows = write_batches(ingest(files, paths, cfg.ingest, stats), paths.listings, Listings, fingerprint=fp)
@@ -153,6 +152,5 @@ def run(cfg: Config, *, force: bool = False) -> StageResult:
         "unreadable files": stats.unreadable_files,
         "warnings": stats.warnings,
     }
-    write_json({"fingerprint": fp, "counts": counts, "by_format": stats.by_format,
-                "seconds": round(timer.seconds, 3), "config": config}, record_path)
-    return StageResult("ingest", ran=True, counts=counts, seconds=timer.seconds, details={"by_format": stats.by_format})
+    return step.done(counts, timer.seconds, details={"by_format": stats.by_format}, by_format=stats.by_format,
+                     config=config)

@@ -13,9 +13,9 @@ import pandas as pd
 
 from pipeline.config import Config, TopicsConfig, as_dict
 from pipeline.dates import week_monday
-from pipeline.io import TableError, read_json, read_table, restore_folder, write_json, write_table
+from pipeline.io import TableError, read_table, restore_folder, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
-from pipeline.stage import StageResult, code_version, fingerprint, outputs_current
+from pipeline.stage import StageResult, Step, code_version, fingerprint
 from pipeline.topics import embed
 from pipeline.topics.embed import Embedder, EmbeddingCache, paper_texts
 from pipeline.topics.fitting import add_areas, fit
@@ -104,9 +104,10 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     held = State.load(folder)
     # the tables and the run record name the fit they came from, and the record is written last: a
     # run killed part-way (or a refit of the same papers) is never taken for a finished one
-    if (not force and not refit and held is not None
-            and outputs_current(outputs, _stamp(fp, held), folder / "run.json", fitted_at=held.fitted_at)):
-        return StageResult("topics", ran=False, counts=read_json(folder / "run.json").get("counts", {}))
+    if held is not None and not refit:
+        step = Step("topics", _stamp(fp, held), outputs, paths.run_record("topics"), {"fitted_at": held.fitted_at})
+        if (skipped := step.skipped(force)) is not None:
+            return skipped
 
     started = time.perf_counter()
     papers = read_table(paths.papers, Papers)
@@ -180,10 +181,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     if result.mode == "update" and cfg.topics.emerge:
         counts["born"] = sum(row["relation"] in ("new", "split") for row in result.lineage)
         counts["forming"] = len(result.forming)
-    write_json({
-        "mode": result.mode, "counts": counts, "seed": cfg.topics.seed, "embedder": embedder.identity,
-        "config": as_dict(cfg.topics), "versions": _versions(), "fingerprint": stamp,
-        "timings_s": {"embed": round(embed_s, 2), "cluster": round(fit_s, 2), "total": round(total_s, 2)},
-        "fitted_at": result.state.fitted_at,
-    }, folder / "run.json")
-    return StageResult(f"topics ({result.mode})", ran=True, counts=counts, seconds=total_s)
+    step = Step("topics", stamp, outputs, paths.run_record("topics"), {"fitted_at": result.state.fitted_at})
+    return step.done(counts, total_s, label=f"topics ({result.mode})", mode=result.mode, seed=cfg.topics.seed,
+                     embedder=embedder.identity, config=as_dict(cfg.topics), versions=_versions(),
+                     timings_s={"embed": round(embed_s, 2), "cluster": round(fit_s, 2), "total": round(total_s, 2)})

@@ -301,7 +301,7 @@ def test_clean_killed_before_its_record_runs_again(project, monkeypatch):
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("pipeline.clean.stage.write_json", killed)
+    monkeypatch.setattr("pipeline.io.write_json", killed)  # the run record, written last (stage.Step)
     with pytest.raises(KeyboardInterrupt):
         clean.run(cfg)
     monkeypatch.undo()

@@ -47,7 +47,7 @@ def test_first_run_fits_and_writes_every_output(cleaned, hash_embedder):
     assert all(len(r) == 3 and set(r) <= set(papers["paper_id"]) for r in info["representative_ids"])
     assert set(lineage["relation"]) == {"new"} and sorted(lineage["to_topic"]) == sorted(info.index)
     folder = cleaned.paths.models / "topics"
-    record = json.loads((folder / "run.json").read_text())
+    record = json.loads(cleaned.paths.run_record("topics").read_text())
     assert record["mode"] == "fit" and record["seed"] == 42 and record["versions"]["bertopic"]
     assert (folder / "state.safetensors").exists() and (folder / "bertopic" / "topics.json").exists()
     embedded = Counter(hash_embedder.texts)  # each paper once; the rest are candidate labels
@@ -271,7 +271,7 @@ def test_a_run_killed_part_way_is_never_taken_for_a_finished_one(cleaned, hash_e
     state = topics.State.load(folder)
     info = read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic")
     assert info["label"].to_dict() == state.labels
-    assert json.loads((folder / "run.json").read_text())["fitted_at"] == state.fitted_at
+    assert json.loads(cleaned.paths.run_record("topics").read_text())["fitted_at"] == state.fitted_at
 
     # killed while the BERTopic model is saved: the model folder stays as it was, whole
     import bertopic
