@@ -47,8 +47,9 @@ def report() -> None:
 @click.option("--level", type=click.Choice(["theme", "area"]), default="theme", show_default=True,
               help="theme: themes, grouped under their areas in the table; area: areas in place of themes "
                    "(fewer, broader rows and chart lines), written to <week>-areas/.")
+@click.option("--force", is_flag=True, help="Write it again even if the tables, config and code are unchanged.")
 @click.pass_obj
-def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str) -> None:
+def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str, force: bool) -> None:
     """What was published in one ISO week and which themes rose, fell, appeared or went quiet.
 
     Writes reports/weekly/<YYYY-Www>/index.html (self-contained), report.md and figures/.
@@ -64,7 +65,7 @@ def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str) -
     def go() -> None:
         from pipeline.report import write_weekly
 
-        log.info(write_weekly(obj.config(), week, primary_only=primary_only, level=level).summary())
+        log.info(write_weekly(obj.config(), week, primary_only=primary_only, level=level, force=force).summary())
 
     _guard(obj, go)
 
@@ -76,8 +77,9 @@ def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str) -
 @click.option("--level", type=click.Choice(["theme", "area"]), default="theme", show_default=True,
               help="theme: themes, grouped under their areas in the table; area: areas in place of themes, "
                    "written to <since>_<until>-areas/.")
+@click.option("--force", is_flag=True, help="Write it again even if the tables, config and code are unchanged.")
 @click.pass_obj
-def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only: bool, level: str) -> None:
+def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only: bool, level: str, force: bool) -> None:
     """The research landscape over a period: a map of the themes, sizes, relations, weekly movement.
 
     Writes reports/survey/<since>_<until>/index.html, report.md, figures/ and map.html (the
@@ -92,6 +94,6 @@ def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only:
     def go() -> None:
         from pipeline.report import write_survey
 
-        log.info(write_survey(obj.config(), since, until, primary_only=primary_only, level=level).summary())
+        log.info(write_survey(obj.config(), since, until, primary_only=primary_only, level=level, force=force).summary())
 
     _guard(obj, go)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -246,7 +249,7 @@ def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkey
 
     monkeypatch.setattr(weekly, "to_markdown", broken)
     with pytest.raises(RuntimeError, match="disk full"):
-        report.write_weekly(themed, "2026-W24")
+        report.write_weekly(themed, "2026-W24", force=True)  # forced: the same report is otherwise skipped
     assert {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in folder.parent.iterdir()) == ["2026-W24"]  # no temporary folder left
     with pytest.raises(RuntimeError):
@@ -302,3 +305,20 @@ def test_the_weekly_report_opens_with_three_plain_sentences(themed):
     # the first weeks of the listings have nothing to compare with
     first = build_week(report.load_corpus(themed), data.monday_of("2025-W18"))
     assert opening(first)[0] == "1 paper; no earlier week holds papers to compare with."
+
+
+def test_a_report_of_unchanged_tables_is_skipped_unless_forced(themed, hash_embedder):
+    first = report.write_weekly(themed, "2026-W24")
+    page = themed.paths.weekly_reports / "2026-W24" / "index.html"
+    written = page.stat().st_mtime_ns
+    again = report.write_weekly(themed, "2026-W24")
+    assert first.ran and not again.ran and again.counts == first.counts
+    assert page.stat().st_mtime_ns == written
+    assert report.write_weekly(themed, "2026-W24", force=True).ran
+    assert report.write_weekly(themed, "2026-W24", level="area").ran  # another report, not a rerun
+    # new themes (here: a refit with another seed) make the report stale
+    topics.run(dataclasses.replace(themed, topics=dataclasses.replace(themed.topics, seed=7)), refit=True,
+               embedder=hash_embedder)
+    latest = report.write_weekly(themed, "2026-W24")
+    assert latest.ran
+    assert json.loads(themed.paths.run_record("report-weekly-2026-W24").read_text())["counts"] == latest.counts
