@@ -36,6 +36,15 @@ def _authors(names: object) -> str:
     return shown + (" et al." if len(names) > MAX_AUTHORS else "")
 
 
+def _ends(outline: list[list[float]], middle: np.ndarray) -> dict:
+    """Where an area's name may go: above (``top``) or below (``bottom``) its region's outline."""
+    if not outline:
+        return {"top": [round(float(middle[0]), 4), round(float(middle[1]), 4)],
+                "bottom": [round(float(middle[0]), 4), round(float(middle[1]), 4)]}
+    x = round(float(np.mean([p[0] for p in outline])), 4)
+    return {"top": [x, round(max(p[1] for p in outline), 4)], "bottom": [x, round(min(p[1] for p in outline), 4)]}
+
+
 def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: dict[int, str],
              areas: dict[int, tuple[int, str]], *, title: str, subtitle: str) -> dict:
     """What ``map.html`` draws: per paper its place, theme, week, title, authors, link and id; per
@@ -62,7 +71,8 @@ def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: d
         area_rows.append({"id": int(a), "label": next(areas[ids[k]][1] for k in members), "themes": members,
                           "n": int(inside.sum()), "color": AREA_COLORS[area_index[a] % len(AREA_COLORS)],
                           "x": round(float(middle[0]), 4), "y": round(float(middle[1]), 4),
-                          "hull": region(xy[inside])})
+                          "hull": (outline := region(xy[inside])),
+                          **_ends(outline, middle)})
     weeks = sorted(papers[Papers.week].unique().tolist())
     week_index = {w: j for j, w in enumerate(weeks)}
     return {
