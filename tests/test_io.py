@@ -4,7 +4,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import io
+from pipeline.io import tables as io_tables
 from pipeline.io import TableError, read_fingerprint, read_table, write_batches, write_table
 from pipeline.schemas import Duplicates, Listings
 from tests.helpers import ABSTRACT, listings
@@ -58,7 +58,7 @@ def test_crash_mid_write_leaves_old_table_and_no_temp_file(tmp_path, monkeypatch
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(io.pq, "write_table", boom)
+    monkeypatch.setattr(io_tables.pq, "write_table", boom)
     with pytest.raises(OSError, match="disk full"):
         write_table(dup_rows(5), path, Duplicates, fingerprint="new")
     assert len(read_table(path, Duplicates)) == 3 and read_fingerprint(path) == "old"

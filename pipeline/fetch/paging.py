@@ -25,7 +25,7 @@ from pipeline.fetch.query import (
     query_name,
 )
 from pipeline.fetch.store import Job, held_pages, new_manifest, page_record
-from pipeline.io import read_json, write_new_file
+from pipeline.io import read_bytes, read_json, write_new_file
 
 log = logging.getLogger("pipeline.fetch")  # the stage's one logger, whichever module speaks
 
@@ -58,7 +58,7 @@ def _continuation(job: Job, window: Window, manifest: dict[str, Any], pages: dic
 def _ids_of(job: Job, record: dict) -> tuple[str, ...]:
     """The ids on a stored page."""
     try:
-        return parse_api_page((job.folder / record["file"]).read_bytes()).ids
+        return parse_api_page(read_bytes(job.folder / record["file"])).ids
     except (OSError, BrokenResponse, RefusedQuery):
         return ()
 
@@ -68,7 +68,7 @@ def _last_held_minute(job: Job, window: Window, pages: dict[int, dict], start: i
     starts); None when that page holds no result; FetchError when it does not parse."""
     previous = job.folder / pages[max(s for s in pages if s < start)]["file"]
     try:
-        last = last_submitted(previous.read_bytes())
+        last = last_submitted(read_bytes(previous))
     except (BrokenResponse, RefusedQuery) as exc:
         raise FetchError(f"{previous}: stored page does not parse ({exc}); move it aside and fetch again") from exc
     return max(window.start, floor_minute(last)) if last else None

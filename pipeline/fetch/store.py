@@ -24,7 +24,7 @@ from pipeline.fetch.query import (
     query_name,
     search_query,
 )
-from pipeline.io import read_json, write_json
+from pipeline.io import list_files, read_bytes, read_json, write_json
 
 if TYPE_CHECKING:
     from pipeline.fetch.client import PoliteClient
@@ -94,11 +94,11 @@ def page_record(file: Path, body: bytes, start: int, page: ApiPage) -> dict[str,
 
 def adopt_stray_pages(job: Job, manifest: dict[str, Any], pages: dict[int, dict]) -> None:
     """Pages on disk that the manifest does not list (a stop between storing a page and noting it)."""
-    for file in sorted(job.folder.glob(f"{manifest['name']}_page*_start*.xml")):
+    for file in list_files(job.folder, f"{manifest['name']}_page*_start*.xml"):
         match = PAGE_FILE.match(file.name)
         if match is None or match["name"] != manifest["name"] or int(match["start"]) in pages:
             continue
-        body = file.read_bytes()
+        body = read_bytes(file)
         try:
             page = parse_api_page(body)
         except (BrokenResponse, RefusedQuery) as exc:  # reported, never rewritten
@@ -125,7 +125,7 @@ def held_pages(job: Job, manifest: dict[str, Any]) -> dict[int, dict]:
 
 def top_manifests(folder: Path) -> list[dict[str, Any]]:
     """The manifests of the queries asked for (not of the halves they were split into)."""
-    found = [read_json(path) for path in sorted(folder.glob(".*.json"))] if folder.is_dir() else []
+    found = [read_json(path) for path in list_files(folder, ".*.json")]
     return [m for m in found if m.get("window") and m.get("parent") is None]
 
 

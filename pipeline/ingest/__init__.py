@@ -8,10 +8,9 @@ it: nothing disappears without a trace. ``strict`` turns such a file into a fail
 
 from __future__ import annotations
 
-from pipeline.ingest.files import list_inputs
 from pipeline.ingest.filters import Filter
 from pipeline.ingest.formats import FORMATS, IngestError, Reader, detect_format
-from pipeline.ingest.stage import IngestStats, ingest, read_file, run
+from pipeline.ingest.stage import IngestStats, ingest, list_inputs, read_file, run
 
 __all__ = ["FORMATS", "Filter", "IngestError", "IngestStats", "Reader", "detect_format", "ingest", "list_inputs",
            "read_file", "run"]

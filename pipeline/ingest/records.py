@@ -15,6 +15,8 @@ import gzip
 import zlib
 from dataclasses import dataclass, field
 
+from pipeline.io.inputs import STREAM_ERRORS  # noqa: F401 - the readers' stream errors, named here for them
+
 _LIST_FIELDS = ("authors", "affiliations", "categories", "badges", "warnings")
 _SCALAR_FIELDS = (
     "line", "arxiv_id", "title", "abstract", "primary_category", "published", "updated", "announced",
@@ -102,9 +104,6 @@ def fallback_warning(offset: int) -> str:
 
 
 # --- stream errors -------------------------------------------------------------------------------
-STREAM_ERRORS = (EOFError, OSError, zlib.error)  # what reading a (gzipped) file may raise partway
-
-
 def stream_error_message(exc: BaseException) -> str:
     """A reader-independent description of a failed read of the (decompressed) stream."""
     if isinstance(exc, EOFError):

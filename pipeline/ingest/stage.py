@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,15 +14,25 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import Config, IngestConfig, Paths, as_dict
-from pipeline.ingest.files import _Opened, _open, _read_head, list_inputs
+from pipeline.config import printable
 from pipeline.ingest.filters import Filter
 from pipeline.ingest.formats import FORMATS, IngestError, detect_format
 from pipeline.ingest.records import STREAM_ERRORS, ReadContext, SourceError, record, stream_error_message
 from pipeline.io import write_batches
+from pipeline.io.inputs import InputError, Opened, open_input, read_head
+from pipeline.io.inputs import list_inputs as _list_inputs
 from pipeline.schemas import Listings
 from pipeline.stage import StageResult, Step, Timer, code_version, fingerprint, progress
 
 log = logging.getLogger("pipeline.ingest")  # the stage's one logger, whichever module speaks
+
+
+def list_inputs(inputs: list[Path], warn: Callable[[Path, str], None] | None = None) -> list[Path]:
+    """The files to read (``io.inputs.list_inputs``); IngestError when an input named does not exist."""
+    try:
+        return _list_inputs(inputs, warn or (lambda path, why: log.warning("%s: %s", printable(str(path)), why)))
+    except InputError as exc:
+        raise IngestError(str(exc)) from None
 
 
 @dataclass
@@ -34,7 +45,7 @@ class IngestStats:
     by_format: dict[str, int] = field(default_factory=dict)
 
 
-def _as_source_error(exc: Exception, opened: _Opened | None, last_line: int | None) -> SourceError:
+def _as_source_error(exc: Exception, opened: Opened | None, last_line: int | None) -> SourceError:
     """Any failure while reading a file, as a SourceError saying where it happened."""
     if isinstance(exc, SourceError):
         return exc
@@ -67,13 +78,13 @@ def read_file(
     if fmt is not None and fmt not in FORMATS:
         raise IngestError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
     position = 0
-    opened: _Opened | None = None
+    opened: Opened | None = None
     last_line: int | None = None
     try:
         with ExitStack() as stack:
-            opened = _open(path, stack)
+            opened = open_input(path, stack)
             if fmt is None:
-                fmt = detect_format(_read_head(opened.stream), path.name)
+                fmt = detect_format(read_head(opened.stream), path.name)
             for rec in FORMATS[fmt](opened.stream, ctx):
                 last_line = rec["line"] if rec["line"] is not None else last_line
                 if not keep.keeps(rec):

@@ -14,9 +14,9 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import Config, as_dict
-from pipeline.io import TableError, atomic_folder, read_table
+from pipeline.io import TableError, atomic_folder, read_table, write_text
 from pipeline.report import data, plots
-from pipeline.report.render import render, save_figure, write_text
+from pipeline.report.render import render, save_figure
 from pipeline.schemas import DocTopics, Papers, TopicInfo
 from pipeline.stage import StageResult, Step, code_version, fingerprint
 

@@ -141,7 +141,7 @@ def as_csv(table: pd.DataFrame) -> str:
 
 def export_csv(table: pd.DataFrame, path: Path) -> Path:
     """Write ``table`` (``as_csv``) to ``path``, whole or not at all; returns the path."""
-    from pipeline.report.render import write_text
+    from pipeline.io import write_text
 
     write_text(Path(path), as_csv(table))
     return Path(path)

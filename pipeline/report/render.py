@@ -8,14 +8,12 @@ containing ``<script>`` renders as text. The HTML embeds its figures (PNG, base6
 from __future__ import annotations
 
 import base64
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from pipeline.io import atomic_path
+from pipeline.io import write_figure
 
 
 @dataclass
@@ -28,22 +26,8 @@ class SavedFigure:
 
 def save_figure(fig: Figure, folder: Path, name: str, caption: str) -> SavedFigure:
     """Write ``figures/<name>.png`` and ``.svg``; the PNG is drawn once and also embedded in the HTML."""
-    folder.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight", dpi=110)
-    png = buffer.getvalue()
-    with atomic_path(folder / f"{name}.png") as tmp:
-        tmp.write_bytes(png)
-    # text stays text in the SVG (searchable, small, and several times faster than glyph outlines)
-    with atomic_path(folder / f"{name}.svg") as tmp, rc_context({"svg.fonttype": "none"}):
-        fig.savefig(tmp, format="svg", bbox_inches="tight")
+    png = write_figure(fig, folder, name)
     return SavedFigure(name, caption, base64.b64encode(png).decode(), [f"figures/{name}.png", f"figures/{name}.svg"])
-
-
-def write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
 
 
 def environment():  # noqa: ANN201

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from pipeline.io import atomic_path
+from pipeline.io import list_files, read_shard, write_shard
 from pipeline.schemas import Papers
 from pipeline.stage import progress
 
@@ -115,21 +115,17 @@ class EmbeddingCache:
     def _load(self) -> dict[str, np.ndarray]:
         if self._vectors is None:
             self._vectors = {}
-            for shard in sorted(self.folder.glob("shard-*.npz")):
-                with np.load(shard, allow_pickle=False) as data:
-                    self._vectors.update(zip(data["hashes"].tolist(), data["vectors"]))
+            for shard in list_files(self.folder, "shard-*.npz"):
+                data = read_shard(shard)
+                self._vectors.update(zip(data["hashes"].tolist(), data["vectors"]))
         return self._vectors
 
     def __len__(self) -> int:
         return len(self._load())
 
     def _add(self, hashes: np.ndarray, vectors: np.ndarray) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        number = len(list(self.folder.glob("shard-*.npz")))
-        path = self.folder / f"shard-{number:06d}.npz"
-        with atomic_path(path) as tmp:
-            with tmp.open("wb") as fh:
-                np.savez(fh, hashes=hashes, vectors=vectors.astype(np.float32))
+        number = len(list_files(self.folder, "shard-*.npz"))
+        write_shard(self.folder / f"shard-{number:06d}.npz", hashes=hashes, vectors=vectors.astype(np.float32))
         self._load().update(zip(hashes.tolist(), vectors))
 
     def embed(self, texts: Sequence[str], embedder: Embedder, *, chunk: int = 2048) -> tuple[np.ndarray, int]:

@@ -48,20 +48,17 @@ def _save_model(folder: Path, result: Assignment, paper_ids: list[str]) -> None:
     """The model folder, written whole or not at all: the state, every paper's theme
     (``assignment.parquet``, from which ``doc_topics`` can be recovered) and the BERTopic model (the
     previous one, hard-linked, when this run did not fit one)."""
-    import os
-    import shutil
-
-    from pipeline.io import atomic_folder
+    from pipeline.io import atomic_folder, link_tree, write_frame
 
     with atomic_folder(folder) as tmp:
         result.state.save(tmp)
-        pd.DataFrame({"paper_id": paper_ids, "topic": result.topics.astype("int64")}).to_parquet(
-            tmp / "assignment.parquet", index=False)
-        if result.bertopic is not None:
+        write_frame(pd.DataFrame({"paper_id": paper_ids, "topic": result.topics.astype("int64")}),
+                    tmp / "assignment.parquet")
+        if result.bertopic is not None:  # BERTopic writes its own folder (safetensors, JSON)
             result.bertopic.save(str(tmp / "bertopic"), serialization="safetensors", save_ctfidf=True,
                                  save_embedding_model="sentence-transformers/all-MiniLM-L6-v2")
         elif (folder / "bertopic").is_dir():
-            shutil.copytree(folder / "bertopic", tmp / "bertopic", copy_function=os.link)
+            link_tree(folder / "bertopic", tmp / "bertopic")
 
 
 def _previous_assignment(paths, folder: Path) -> dict[str, int]:  # noqa: ANN001 - Paths

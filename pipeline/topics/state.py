@@ -5,13 +5,12 @@ that keeps labels unique."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from pipeline.io import atomic_path, write_json
+from pipeline.io import read_arrays, read_json, write_arrays, write_json
 
 
 @dataclass
@@ -38,11 +37,8 @@ class State:
     forming: list[dict] = field(default_factory=list)  # pool groups still too small: papers, nearest, label, week
 
     def save(self, folder: Path) -> None:
-        from safetensors.numpy import save_file
-
-        folder.mkdir(parents=True, exist_ok=True)
-        with atomic_path(folder / "state.safetensors") as tmp:
-            save_file({"ids": self.ids.astype(np.int64), "centroids": self.centroids.astype(np.float32)}, str(tmp))
+        write_arrays(folder / "state.safetensors",
+                     {"ids": self.ids.astype(np.int64), "centroids": self.centroids.astype(np.float32)})
         write_json({
             "embedder": self.embedder, "next_id": self.next_id, "fitted_at": self.fitted_at,
             "labels": {str(k): v for k, v in self.labels.items()},
@@ -60,10 +56,8 @@ class State:
     def load(cls, folder: Path) -> State | None:
         if not (folder / "state.safetensors").exists() or not (folder / "state.json").exists():
             return None
-        from safetensors.numpy import load_file
-
-        arrays = load_file(str(folder / "state.safetensors"))
-        meta = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        arrays = read_arrays(folder / "state.safetensors")
+        meta = read_json(folder / "state.json")
 
         def ints(key: str) -> dict:
             return {int(k): v for k, v in meta.get(key, {}).items()}

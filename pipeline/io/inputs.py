@@ -1,5 +1,6 @@
-"""Finding and opening input files: folders walked (hidden, temporary and unreadable files named in
-a warning), gzip opened, UTF-16 and byte-order marks transcoded to UTF-8 on the fly."""
+"""Finding and opening input files (the ingest stage's): folders walked (hidden, temporary and
+unreadable files named in a warning), gzip opened, UTF-16 and byte-order marks transcoded to UTF-8
+on the fly."""
 
 from __future__ import annotations
 
@@ -15,13 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+import zlib
+
 from pipeline.config import printable
-from pipeline.ingest.formats import IngestError
-from pipeline.ingest.records import STREAM_ERRORS
 
 log = logging.getLogger("pipeline.ingest")  # the stage's one logger, whichever module speaks
 
 _SNIFF_BYTES = 1 << 16
+STREAM_ERRORS = (EOFError, OSError, zlib.error)  # what reading a (gzipped) file may raise partway
+
+
+class InputError(RuntimeError):
+    """An input named does not exist."""
 
 
 def _walk(folder: Path, warn: Callable[[Path, str], None]) -> list[Path]:
@@ -83,7 +89,7 @@ def list_inputs(inputs: list[Path], warn: Callable[[Path, str], None] | None = N
         elif path.is_file():
             found = [path]
         else:
-            raise IngestError(f"{path}: no such file or folder")
+            raise InputError(f"{path}: no such file or folder")
         for file in found:
             if (key := file.resolve()) not in seen:
                 seen.add(key)
@@ -92,7 +98,7 @@ def list_inputs(inputs: list[Path], warn: Callable[[Path, str], None] | None = N
 
 
 @dataclass
-class _Opened:
+class Opened:
     stream: BinaryIO  # what readers read: the file, or its decompressed content
     raw: BinaryIO  # the file itself
     compressed: bool
@@ -135,10 +141,12 @@ class _Transcoded(io.RawIOBase):
         self._pending = self._pending[n:]
         self._position += n
         return n
+
+
 BYTE_ORDER_MARKS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
-def _open(path: Path, stack: ExitStack) -> _Opened:
+def open_input(path: Path, stack: ExitStack) -> Opened:
     raw = stack.enter_context(path.open("rb"))
     compressed = raw.read(2) == b"\x1f\x8b"
     raw.seek(0)
@@ -149,10 +157,10 @@ def _open(path: Path, stack: ExitStack) -> _Opened:
         if start.startswith(mark) and not (mark == codecs.BOM_UTF16_LE and start.startswith(b"\xff\xfe\x00\x00")):
             stream = io.BufferedReader(_Transcoded(stream, encoding), 1 << 16)
             break
-    return _Opened(stream, raw, compressed)
+    return Opened(stream, raw, compressed)
 
 
-def _read_head(stream: BinaryIO) -> bytes:
+def read_head(stream: BinaryIO) -> bytes:
     """Up to ``_SNIFF_BYTES`` from the start of ``stream``, then rewind it.
 
     A gzip file cut short may break within those bytes: what was decompressed before the break is

@@ -1,19 +1,10 @@
-"""All disk I/O for tables: validate on the way in and out, write atomically, carry fingerprints.
-
-Every parquet file written here carries, in its key-value metadata, the fingerprint of the stage run
-that produced it (``paper_trends.fingerprint``), so a stage can tell whether its outputs are current.
-Writes go to a temporary file in the same folder that is then ``os.replace``-d over the target: a
-crash never leaves half a table behind.
-"""
+"""Tables: validated against their schema on the way in and out, each parquet file carrying in its
+key-value metadata the fingerprint of the stage run that wrote it (``paper_trends.fingerprint``), so
+a stage can tell whether its outputs are current."""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import shutil
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -21,65 +12,14 @@ import pandera.pandas as pa
 import pyarrow as pyarrow_
 import pyarrow.parquet as pq
 
+
+from pipeline.io.atomic import atomic_path
+
 FINGERPRINT_KEY = b"paper_trends.fingerprint"
 
 
 class TableError(RuntimeError):
     """A table on disk is missing, unreadable or does not match its schema."""
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _umask()
-
-
-@contextlib.contextmanager
-def atomic_path(path: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success it replaces ``path``, on error it goes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it private; the result gets normal permissions
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-@contextlib.contextmanager
-def atomic_folder(folder: Path) -> Iterator[Path]:
-    """Yield a temporary folder beside ``folder``; on success it takes ``folder``'s place (the old one,
-    if any, is removed after the swap), on error it goes: a reader never sees a half-written folder."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    restore_folder(folder)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
-    old = folder.parent / f".{folder.name}.old-{os.getpid()}"
-    try:
-        yield tmp
-        os.chmod(tmp, 0o777 & ~_UMASK)
-        if folder.exists():
-            os.replace(folder, old)
-        os.replace(tmp, folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if folder.exists():  # the old folder goes only once the new one is in place
-            shutil.rmtree(old, ignore_errors=True)
-
-
-def restore_folder(folder: Path) -> None:
-    """Put back the previous ``folder`` when a process was killed between moving it aside and moving
-    its replacement in (``atomic_folder``), so the folder is never simply gone."""
-    if folder.exists():
-        return
-    left = sorted(folder.parent.glob(f".{folder.name}.old-*"), key=lambda p: p.stat().st_mtime)
-    if left:
-        os.replace(left[-1], folder)
 
 
 def _validate(df: pd.DataFrame, model: type[pa.DataFrameModel], where: Path) -> pd.DataFrame:
@@ -145,49 +85,6 @@ def write_batches(
     return rows
 
 
-def write_json(obj: dict, path: Path) -> None:
-    """Write a small JSON record (run records, stage summaries) atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(obj, indent=2, default=str) + "\n", encoding="utf-8")
-
-
-def write_new_file(data: bytes, path: Path) -> bool:
-    """Write ``data`` to ``path`` atomically, never replacing a file already there (raw is immutable).
-
-    The bytes go to a temporary file beside ``path``, which is then hard-linked into place: the
-    link fails if ``path`` exists, so a repeated write cannot clobber it, and a crash leaves either
-    nothing or the whole file. Returns False (and writes nothing) if ``path`` existed.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError:  # a file system without hard links: check, then rename (not race-free)
-            if path.exists():
-                return False
-            os.replace(tmp, path)
-        return True
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-def read_json(path: Path) -> dict:
-    """Read a JSON record written by ``write_json``; an empty dict if there is none."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-
-
 def _list_as_arrow(arrow_type: pyarrow_.DataType) -> pd.ArrowDtype | None:
     return pd.ArrowDtype(arrow_type) if pyarrow_.types.is_list(arrow_type) else None
 
@@ -220,3 +117,7 @@ def read_fingerprint(path: Path) -> str | None:
     return value.decode() if value is not None else None
 
 
+def write_frame(df: pd.DataFrame, path: Path) -> None:
+    """A plain parquet file without a schema (the model folder's copy of every paper's theme)."""
+    with atomic_path(path) as tmp:
+        df.to_parquet(tmp, index=False)

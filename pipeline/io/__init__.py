@@ -1,0 +1,34 @@
+"""All disk I/O goes through here: tables (``tables.py``: validated, fingerprinted), JSON records,
+text, arrays, figures and raw pages (``files.py``), atomic writes (``atomic.py``) and the input
+files ingest reads (``inputs.py``). Stage logic takes and returns data, so it can be tested without
+a disk."""
+
+from __future__ import annotations
+
+from pipeline.io.atomic import atomic_folder, atomic_path, link_tree, restore_folder, write_new_file
+from pipeline.io.files import (
+    list_files,
+    read_arrays,
+    read_bytes,
+    read_json,
+    read_shard,
+    write_arrays,
+    write_figure,
+    write_json,
+    write_shard,
+    write_text,
+)
+from pipeline.io.tables import (
+    FINGERPRINT_KEY,
+    TableError,
+    read_fingerprint,
+    read_table,
+    write_batches,
+    write_frame,
+    write_table,
+)
+
+__all__ = ["FINGERPRINT_KEY", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_arrays",
+           "read_bytes", "read_fingerprint", "read_json", "read_shard", "read_table", "restore_folder",
+           "write_arrays", "write_batches", "write_figure", "write_frame", "write_json", "write_new_file",
+           "write_shard", "write_table", "write_text"]
