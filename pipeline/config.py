@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline import arxiv
+
 
 def printable(text: str) -> str:
     """``text`` with each non-printable character escaped as Python writes it (``\\n``, ``\\x1b``)."""
@@ -203,9 +205,9 @@ class FetchConfig:
 
     api_url: str = "https://export.arxiv.org/api/query"
     feed_url: str = "https://rss.arxiv.org/atom"  # the feed of a category is <feed_url>/<category>
-    delay_s: float = 3.0  # at least this long between the starts of two requests
-    page_size: int = 2000  # max_results of one page
-    max_results_per_query: int = 30_000  # a date window with more results is split in two
+    delay_s: float = arxiv.MIN_DELAY_S  # at least this long between the starts of two requests
+    page_size: int = arxiv.MAX_PAGE_SIZE  # max_results of one page
+    max_results_per_query: int = arxiv.MAX_QUERY_RESULTS  # a date window with more results is split in two
     timeout_s: float = 60.0  # per request: connect, and each read
     retries: int = 4  # further tries after a failed request (timeouts, 5xx, resets, broken pages)
     backoff_s: float = 4.0  # wait before the first retry, doubled for each next one

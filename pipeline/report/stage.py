@@ -1,0 +1,154 @@
+"""The report stage's wiring: which week or period, skip when the same report of the same tables
+is written (``stage.Step``), build, render and write the folder whole or not at all."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.config import Config, as_dict
+from pipeline.io import TableError, atomic_folder, write_text
+from pipeline.report import data, plots
+from pipeline.report.load import load_corpus, load_embeddings
+from pipeline.report.render import render, save_figure
+from pipeline.schemas import Papers
+from pipeline.stage import StageResult, Step, code_version, fingerprint
+
+log = logging.getLogger("pipeline.report")  # the stage's one logger
+
+
+def _save_all(figures: dict, folder: Path) -> dict:
+    saved = {}
+    for name, (fig, caption) in figures.items():
+        saved[name] = save_figure(fig, folder / "figures", name, caption)
+    return saved
+
+
+def _step(cfg: Config, name: str, record: str, folder: Path, files: list[str], options: dict) -> Step:
+    """A report's run in the stage skeleton: current while the theme tables, the fitted state, the
+    report's code and templates, ``[report]`` and the report's own ``options`` are unchanged."""
+    import hashlib
+    from importlib import resources
+
+    paths = cfg.paths
+    templates = hashlib.sha256()
+    for item in sorted(resources.files("pipeline.report").joinpath("templates").iterdir(), key=lambda t: t.name):
+        templates.update(item.name.encode() + item.read_bytes())
+    inputs = [paths.papers, paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree,
+              paths.topic_model / "state.json"]
+    fp = fingerprint(code_version("pipeline.report"), {**as_dict(cfg.report), **options,
+                                                        "templates": templates.hexdigest()[:16]},
+                     [p for p in inputs if p.exists()])
+    return Step(name, fp, [folder / f for f in files], paths.run_record(record))
+
+
+def _week_in_listings(week: str, papers: pd.DataFrame) -> pd.Timestamp:
+    """Monday of ``week``, which must lie within the weeks the listings cover (an empty week inside
+    them gets a report that says so); ValueError in one line otherwise."""
+    weeks = papers[Papers.week].dropna()
+    span = f"{weeks.min()} to {weeks.max()}" if not weeks.empty else "none: the store holds no papers"
+    try:
+        monday = data.monday_of(week)
+        monday + pd.Timedelta(days=7)  # the report shows the week's Sunday too
+    except (ValueError, OverflowError, pd.errors.OutOfBoundsDatetime) as exc:
+        raise ValueError(f"--week {week}: {exc if 'ISO week' in str(exc) else 'not a week a report can show'}; "
+                         f"the listings cover {span}") from exc
+    if weeks.empty or not (weeks.min() <= data.week_label(monday) <= weeks.max()):
+        raise ValueError(f"--week {week} lies outside the listings, which cover {span}")
+    return monday
+
+
+def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = False, now: pd.Timestamp | None = None,
+                 level: str = "theme", force: bool = False) -> StageResult:
+    """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
+    by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``; skipped
+    when the same report of the same tables is already written, unless ``force``."""
+    from pipeline.report.weekly import STATUS_TEXT, build_week, opening, to_markdown
+
+    start = time.perf_counter()
+    corpus = load_corpus(cfg)
+    now = now or pd.Timestamp.now(tz="UTC")
+    if week is None:
+        monday = data.latest_complete_week(corpus.papers, now)
+        if monday is None:
+            monday = (now.normalize() - pd.Timedelta(days=now.weekday() + 7))
+    else:
+        monday = _week_in_listings(week, corpus.papers)
+    label = data.week_label(monday) + ("-areas" if level == "area" else "")
+    final = cfg.paths.weekly_reports / label
+    name = f"report weekly {data.week_label(monday)}" + (" (areas)" if level == "area" else "")
+    step = _step(cfg, name, f"report-weekly-{label}", final, ["index.html", "report.md"],
+                 {"week": label, "level": level, "primary_only": primary_only})
+    if (skipped := step.skipped(force)) is not None:
+        return skipped
+    report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level)
+    with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
+        figures = _save_all(report.figures, folder)
+        papers = report.papers.sort_values(Papers.title)
+        html = render(
+            "weekly.html.j2", r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
+            opening=opening(report),
+            papers_of=lambda t: papers[papers["topic"] == t][[Papers.title, Papers.url]].rename(
+                columns={Papers.title: "title", Papers.url: "url"}).fillna(""),
+            unassigned=papers[papers["topic"] == -1],
+            generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        )
+        write_text(folder / "index.html", html)
+        write_text(folder / "report.md", to_markdown(report))
+    folder = final
+    if report.empty:
+        log.warning("report: no papers in %s; the report says so", report.week)
+    counts = {"papers this week": len(report.papers), "rising": len(report.by_status("rising")),
+              "falling": len(report.by_status("falling"))}
+    log.info("report: %s", cfg.paths.display(folder / "index.html"))
+    return step.done(counts, time.perf_counter() - start)
+
+
+def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False,
+                 level: str = "theme", force: bool = False) -> StageResult:
+    """Write the landscape survey over [since, until] (default: every paper), by theme (grouped under
+    areas) or, with ``level="area"``, by area into ``<since>_<until>-areas/``; skipped when the same
+    survey of the same tables is already written, unless ``force``."""
+    import numpy as np
+
+    from pipeline.report.explore import map_html
+    from pipeline.report.survey import build_survey, map_page, to_markdown
+
+    start = time.perf_counter()
+    corpus = load_corpus(cfg)
+    papers = corpus.papers
+    if papers.empty:
+        raise TableError("no papers: nothing to survey")
+    first = pd.Timestamp(since, tz="UTC") if since else papers[Papers.published].min().normalize()
+    last = pd.Timestamp(until, tz="UTC") if until else papers[Papers.published].max().normalize()
+    if since and until and first > last:
+        raise ValueError(f"--since {since} is after --until {until}: no day lies between them")
+    label = f"{first:%Y-%m-%d}_{last:%Y-%m-%d}" + ("-areas" if level == "area" else "")
+    final = cfg.paths.surveys / label
+    step = _step(cfg, f"report survey {first:%Y-%m-%d}_{last:%Y-%m-%d}", f"report-survey-{label}", final,
+                 ["index.html", "report.md", "map.html"], {"period": label, "level": level, "primary_only": primary_only})
+    if (skipped := step.skipped(force)) is not None:
+        return skipped
+    embeddings, centroids = load_embeddings(cfg, corpus)
+    result = build_survey(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
+    with atomic_folder(final) as folder:
+        figures = _save_all(result.figures, folder)
+        titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
+        html = render("survey.html.j2", s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
+                      generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
+        write_text(folder / "index.html", html)
+        write_text(folder / "report.md", to_markdown(result, titles))
+        write_text(folder / "map.html", map_html(map_page(result)))
+    folder = final
+    log.info("report: %s", cfg.paths.display(folder / "index.html"))
+    return step.done({"papers": len(result.papers), "themes": int((result.themes["size_in_period"] > 0).sum())},
+                     time.perf_counter() - start)
+
+
+def run(cfg: Config, *, force: bool = False) -> StageResult:
+    """The report step of ``paper-trends run``: the weekly report of the latest complete week."""
+    return write_weekly(cfg, force=force)
