@@ -28,93 +28,40 @@ class ConfigError(ValueError):
     """A configuration value is unknown or of the wrong type."""
 
 
+def _place(relative: str, doc: str = "") -> property:
+    """A path under the project root (``Paths``): one line per place instead of a method each."""
+    return property(lambda self: self.root / relative, doc=doc or relative)
+
+
 @dataclass(frozen=True)
 class Paths:
-    """Where everything lives, derived from one root."""
+    """Where everything lives, derived from one root: every folder and table has a name here."""
 
     root: Path
 
-    @property
-    def raw(self) -> Path:
-        return self.root / "data" / "raw"
-
-    @property
-    def interim(self) -> Path:
-        return self.root / "data" / "interim"
-
-    @property
-    def processed(self) -> Path:
-        return self.root / "data" / "processed"
-
-    @property
-    def reports(self) -> Path:
-        return self.root / "reports"
-
-    @property
-    def listings(self) -> Path:
-        return self.interim / "listings.parquet"
-
-    @property
-    def papers(self) -> Path:
-        return self.processed / "papers.parquet"
-
-    @property
-    def duplicates(self) -> Path:
-        return self.processed / "duplicates.parquet"
-
-    @property
-    def quarantine(self) -> Path:
-        return self.processed / "quarantine.parquet"
-
-    @property
-    def models(self) -> Path:
-        return self.root / "data" / "models"
-
-    @property
-    def doc_topics(self) -> Path:
-        return self.processed / "doc_topics.parquet"
-
-    @property
-    def topic_info(self) -> Path:
-        return self.processed / "topic_info.parquet"
-
-    @property
-    def topic_lineage(self) -> Path:
-        return self.processed / "topic_lineage.parquet"
-
-    @property
-    def topic_tree(self) -> Path:
-        return self.processed / "topic_tree.parquet"
-
-    @property
-    def runs(self) -> Path:
-        return self.root / "data" / "runs"
+    raw = _place("data/raw", "listings as given (and fetched): never rewritten")
+    interim = _place("data/interim")
+    processed = _place("data/processed")
+    models = _place("data/models")
+    runs = _place("data/runs", "each stage's run record, written after its outputs")
+    reports = _place("reports")
+    listings = _place("data/interim/listings.parquet")
+    embeddings = _place("data/interim/embeddings", "the embedding cache: one folder per model identity")
+    papers = _place("data/processed/papers.parquet")
+    duplicates = _place("data/processed/duplicates.parquet")
+    quarantine = _place("data/processed/quarantine.parquet")
+    doc_topics = _place("data/processed/doc_topics.parquet")
+    topic_info = _place("data/processed/topic_info.parquet")
+    topic_lineage = _place("data/processed/topic_lineage.parquet")
+    topic_tree = _place("data/processed/topic_tree.parquet")
+    topic_model = _place("data/models/topics", "the fitted themes (state, assignment, BERTopic model), replaced whole")
+    weekly_reports = _place("reports/weekly")
+    surveys = _place("reports/survey")
+    evaluation = _place("reports/evaluation")
 
     def run_record(self, stage: str) -> Path:
         """Where a stage records its last run (fingerprint, counts, timings, config), written last."""
         return self.runs / f"{stage}.json"
-
-    @property
-    def embeddings(self) -> Path:
-        """The embedding cache: one folder per model identity."""
-        return self.interim / "embeddings"
-
-    @property
-    def topic_model(self) -> Path:
-        """The fitted themes (state, assignment, BERTopic model, run record), replaced whole."""
-        return self.models / "topics"
-
-    @property
-    def weekly_reports(self) -> Path:
-        return self.reports / "weekly"
-
-    @property
-    def surveys(self) -> Path:
-        return self.reports / "survey"
-
-    @property
-    def evaluation(self) -> Path:
-        return self.reports / "evaluation"
 
     def display(self, path: Path) -> str:
         """``path`` relative to the root when it lies under it, else absolute; a character that is not

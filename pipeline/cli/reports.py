@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from pipeline.cli import _guard, _Obj, cli, log
+from pipeline.cli import _guard, _Obj, _with, cli, log
 
 
 @cli.command()
@@ -40,14 +40,22 @@ def report() -> None:
     """Write the weekly trend report or the landscape survey (HTML, Markdown, PNG and SVG figures)."""
 
 
+def _report_options(folder: str) -> list:
+    """The options every report takes; ``folder``: where its area-level version goes."""
+    return [
+        click.option("--primary-only", is_flag=True,
+                     help="Count papers by primary category only (default: every category listed)."),
+        click.option("--level", type=click.Choice(["theme", "area"]), default="theme", show_default=True,
+                     help="theme: themes, grouped under their areas in the table; area: areas in place of "
+                          f"themes (fewer, broader rows and chart lines), written to {folder}-areas/."),
+        click.option("--force", is_flag=True, help="Write it again even if the tables, config and code are unchanged."),
+    ]
+
+
 @report.command("weekly")
 @click.option("--week", default=None, metavar="YYYY-Www",
               help="ISO week, e.g. 2026-W23 [default: the latest week that has ended and has papers].")
-@click.option("--primary-only", is_flag=True, help="Count papers by primary category only (default: every category listed).")
-@click.option("--level", type=click.Choice(["theme", "area"]), default="theme", show_default=True,
-              help="theme: themes, grouped under their areas in the table; area: areas in place of themes "
-                   "(fewer, broader rows and chart lines), written to <week>-areas/.")
-@click.option("--force", is_flag=True, help="Write it again even if the tables, config and code are unchanged.")
+@_with(_report_options("<week>"))
 @click.pass_obj
 def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str, force: bool) -> None:
     """What was published in one ISO week and which themes rose, fell, appeared or went quiet.
@@ -73,11 +81,7 @@ def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str, f
 @report.command("survey")
 @click.option("--since", default=None, metavar="YYYY-MM-DD", help="First day [default: the first paper's].")
 @click.option("--until", default=None, metavar="YYYY-MM-DD", help="Last day [default: the last paper's].")
-@click.option("--primary-only", is_flag=True, help="Count papers by primary category only.")
-@click.option("--level", type=click.Choice(["theme", "area"]), default="theme", show_default=True,
-              help="theme: themes, grouped under their areas in the table; area: areas in place of themes, "
-                   "written to <since>_<until>-areas/.")
-@click.option("--force", is_flag=True, help="Write it again even if the tables, config and code are unchanged.")
+@_with(_report_options("<since>_<until>"))
 @click.pass_obj
 def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only: bool, level: str, force: bool) -> None:
     """The research landscape over a period: a map of the themes, sizes, relations, weekly movement.
