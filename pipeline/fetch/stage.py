@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pipeline import arxiv
-from pipeline.config import Config, FetchConfig
+from pipeline.config import Config, FetchConfig, as_dict
 from pipeline.fetch.feed import fetch_feed
 from pipeline.fetch.paging import fetch_window
 from pipeline.fetch.query import FetchError, Window, check_category, default_since, window_for
 from pipeline.fetch.store import API_DIR, FetchStats, Job, newest_held, top_manifests
-from pipeline.stage import StageResult, Timer
+from pipeline.stage import StageResult, Step, Timer, code_version, fingerprint
 
 if TYPE_CHECKING:
     from pipeline.fetch.client import PoliteClient
@@ -115,4 +115,9 @@ def run(
         counts["feeds already held"] = stats.feeds_held
     counts["requests"] = client.requests
     counts["retries"] = client.retries
-    return StageResult("fetch", ran=True, counts=counts, seconds=timer.seconds, details={"stats": stats})
+    # in the stages' skeleton, though it never skips: what is new is on the server, not in its inputs
+    asked = {"categories": categories, "since": str(since) if since else None, "until": str(until) if until else None,
+             "feed": feed}
+    fp = fingerprint(code_version("pipeline.fetch"), {**as_dict(cfg.fetch), **asked}, [])
+    return Step("fetch", fp, [], cfg.paths.run_record("fetch")).done(counts, timer.seconds, details={"stats": stats},
+                                                                      asked=asked)

@@ -371,3 +371,11 @@ def test_a_paper_indexed_late_among_pages_already_served_is_asked_for_again(tmp_
     clean.run(cfg)
     papers = read_table(cfg.paths.papers, Papers)
     assert len(papers) == len(all_ids(arxiv)) and papers["paper_id"].is_unique
+
+
+def test_a_fetch_is_recorded_like_every_stage_and_never_skipped(tmp_path, arxiv):
+    cfg = fetch_config(tmp_path, arxiv)
+    first = run(cfg)
+    record = json.loads(cfg.paths.run_record("fetch").read_text())
+    assert record["counts"] == first.counts and record["asked"]["categories"] == ["cs.DC"]
+    assert run(cfg).ran  # what is new is on the server: a fetch always asks
