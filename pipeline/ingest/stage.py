@@ -149,7 +149,7 @@ def run(cfg: Config, *, force: bool = False) -> StageResult:
     if not files:
         raise IngestError(f"no input files in {', '.join(str(p) for p in _inputs(cfg))}")
     config = {**as_dict(cfg.ingest), "inputs": [p.resolve().as_posix() for p in _inputs(cfg)]}
-    fp = fingerprint(code_version("pipeline.ingest", "pipeline.dates", "pipeline.schemas"), config, files)
+    fp = fingerprint(code_version("pipeline.ingest", "pipeline.io", "pipeline.arxiv", "pipeline.dates", "pipeline.schemas"), config, files)
     step = Step("ingest", fp, [paths.listings], paths.run_record("ingest"))
     if (skipped := step.skipped(force)) is not None:
         return skipped

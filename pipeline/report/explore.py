@@ -23,17 +23,17 @@ import pandas as pd
 
 from pipeline.report.mapplot import region
 from pipeline.report.plots import GREY, theme_color
+from pipeline.report.render import safe_url
 from pipeline.schemas import Papers
 
 AREA_COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
                "#ccb974", "#64b5cd"]
-MAX_AUTHORS = 4  # named in a tooltip, then "et al."
 
 
 def _authors(names: object) -> str:
+    """Every author, comma-separated: the search covers them all; the tooltip shows the first four."""
     names = list(names) if isinstance(names, (list, tuple, np.ndarray)) else []
-    shown = ", ".join(str(n) for n in names[:MAX_AUTHORS])
-    return shown + (" et al." if len(names) > MAX_AUTHORS else "")
+    return ", ".join(str(n).replace(",", " ") for n in names)
 
 
 def _ends(outline: list[list[float]], middle: np.ndarray) -> dict:
@@ -85,8 +85,8 @@ def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: d
         "id": papers[Papers.paper_id].tolist(),
         "title_of": papers[Papers.title].tolist(),
         "authors": [_authors(a) for a in papers[Papers.authors]],
-        # links were checked when the corpus was joined (render.safe_url): None where unsafe
-        "url": [u if isinstance(u, str) else None for u in papers[Papers.url]],
+        # links are checked when the corpus is joined, and again here: only arXiv and DOI pages open
+        "url": [safe_url(u) for u in papers[Papers.url]],
     }
 
 

@@ -45,8 +45,7 @@ def similar_papers(corpus: Corpus, embeddings: np.ndarray, paper_id: str, k: int
         raise ValueError(f"{len(embeddings)} embeddings for {len(papers)} papers")
     unit = embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True).clip(1e-12)
     cosine = unit @ unit[rows[0]]
-    cosine[rows[0]] = -np.inf
-    order = np.argsort(-cosine, kind="stable")[:k]
+    order = [i for i in np.argsort(-cosine, kind="stable") if i != rows[0]][:k]
     return _with_theme(corpus, papers.iloc[order])[SHOWN].assign(similarity=cosine[order].round(3)).reset_index(drop=True)
 
 

@@ -40,7 +40,7 @@ def _step(cfg: Config, name: str, record: str, folder: Path, files: list[str], o
         templates.update(item.name.encode() + item.read_bytes())
     inputs = [paths.papers, paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree,
               paths.topic_model / "state.json"]
-    fp = fingerprint(code_version("pipeline.report"), {**as_dict(cfg.report), **options,
+    fp = fingerprint(code_version("pipeline.report", "pipeline.topics", "pipeline.schemas", "pipeline.dates"), {**as_dict(cfg.report), **options,
                                                         "templates": templates.hexdigest()[:16]},
                      [p for p in inputs if p.exists()])
     return Step(name, fp, [folder / f for f in files], paths.run_record(record))
@@ -123,8 +123,9 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     papers = corpus.papers
     if papers.empty:
         raise TableError("no papers: nothing to survey")
-    first = pd.Timestamp(since, tz="UTC") if since else papers[Papers.published].min().normalize()
-    last = pd.Timestamp(until, tz="UTC") if until else papers[Papers.published].max().normalize()
+    # whole days: the period is named and fingerprinted by its days
+    first = (pd.Timestamp(since, tz="UTC") if since else papers[Papers.published].min()).normalize()
+    last = (pd.Timestamp(until, tz="UTC") if until else papers[Papers.published].max()).normalize()
     if since and until and first > last:
         raise ValueError(f"--since {since} is after --until {until}: no day lies between them")
     label = f"{first:%Y-%m-%d}_{last:%Y-%m-%d}" + ("-areas" if level == "area" else "")

@@ -45,6 +45,8 @@ def pack(places: np.ndarray, radii: np.ndarray, iterations: int = 400) -> np.nda
         return out - out.mean(axis=0)
     spread = np.median(np.linalg.norm(out[:, None] - out[None], axis=2)[np.triu_indices(len(out), 1)])
     out *= 2 * radii.mean() / max(spread, 1e-9)  # neighbours about two radii apart to start with
+    turn = np.arange(len(out))  # discs that start on one spot get apart in different directions
+    out += 1e-3 * radii.mean() * np.c_[np.cos(turn), np.sin(turn)]
     need = 1.1 * (radii[:, None] + radii[None])
     for step in range(iterations):
         if step < iterations * 3 // 4:  # gravity, then only separation to settle

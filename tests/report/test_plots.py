@@ -123,5 +123,5 @@ def test_map_data_escapes_the_script_element_and_keeps_every_paper():
     data = map_data(papers, np.zeros((3, 2)), np.array([5, -1, 5]), {5: "Theme"}, {5: (0, "Area")}, title="t", subtitle="s")
     assert data["t"] == [0, -1, 0] and data["unassigned"] == 1
     assert [data["weeks"][w] for w in data["w"]] == ["2025-W02", "2025-W01", "2025-W02"]
-    assert data["authors"] == ["A, B, C, D et al.", "", "F"]
+    assert data["authors"] == ["A, B, C, D, E", "", "F"]  # all of them: the search covers every author
     assert data["themes"][0]["label"] == "Theme" and data["areas"][0]["themes"] == [0]
