@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pipeline import __version__
+from pipeline import io
 from pipeline.io import read_fingerprint
 
 log = logging.getLogger(__name__)
@@ -165,17 +166,13 @@ class Step:
         """The result of a skipped run when the outputs are current and nothing forces a run, else None."""
         if force or not self.current():
             return None
-        from pipeline.io import read_json
-
-        return StageResult(self.name, ran=False, counts=read_json(self.record).get("counts", {}))
+        return StageResult(self.name, ran=False, counts=io.read_json(self.record).get("counts", {}))
 
     def done(self, counts: dict[str, int], seconds: float, *, label: str | None = None,
              details: dict[str, Any] | None = None, **record: Any) -> StageResult:
         """Write the run record (last) and return the result; ``record``: more for the record."""
-        from pipeline.io import write_json
-
-        write_json({"fingerprint": self.fp, "counts": counts, "seconds": round(seconds, 3), **self.expected, **record},
-                   self.record)
+        io.write_json({"fingerprint": self.fp, "counts": counts, "seconds": round(seconds, 3), **self.expected,
+                       **record}, self.record)
         return StageResult(label or self.name, ran=True, counts=counts, seconds=seconds, details=details or {})
 
 

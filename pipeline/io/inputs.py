@@ -8,19 +8,13 @@ import codecs
 import errno
 import gzip
 import io
-import logging
 import os
+import zlib
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
-
-import zlib
-
-from pipeline.config import printable
-
-log = logging.getLogger("pipeline.ingest")  # the stage's one logger, whichever module speaks
 
 _SNIFF_BYTES = 1 << 16
 STREAM_ERRORS = (EOFError, OSError, zlib.error)  # what reading a (gzipped) file may raise partway
@@ -73,14 +67,13 @@ def _walk(folder: Path, warn: Callable[[Path, str], None]) -> list[Path]:
     return sorted(found)
 
 
-def list_inputs(inputs: list[Path], warn: Callable[[Path, str], None] | None = None) -> list[Path]:
+def list_inputs(inputs: list[Path], warn: Callable[[Path, str], None]) -> list[Path]:
     """Files named, and files under folders named (recursively, hidden files skipped).
 
     In the order named, each folder's files sorted; a file reached twice (named and inside a folder
     named, or two overlapping folders) is read once. What a folder holds that cannot be read (see
-    ``_walk``) is named through ``warn`` (default: a logged warning).
+    ``_walk``) is named through ``warn`` (the ingest stage logs it).
     """
-    warn = warn or (lambda path, why: log.warning("%s: %s", printable(str(path)), why))
     files: list[Path] = []
     seen: set[Path] = set()
     for path in inputs:

@@ -36,13 +36,16 @@ def _authors(names: object) -> str:
     return ", ".join(str(n).replace(",", " ") for n in names)
 
 
+def _point(x: float, y: float) -> list[float]:
+    return [round(float(x), 4), round(float(y), 4)]
+
+
 def _ends(outline: list[list[float]], middle: np.ndarray) -> dict:
     """Where an area's name may go: above (``top``) or below (``bottom``) its region's outline."""
     if not outline:
-        return {"top": [round(float(middle[0]), 4), round(float(middle[1]), 4)],
-                "bottom": [round(float(middle[0]), 4), round(float(middle[1]), 4)]}
-    x = round(float(np.mean([p[0] for p in outline])), 4)
-    return {"top": [x, round(max(p[1] for p in outline), 4)], "bottom": [x, round(min(p[1] for p in outline), 4)]}
+        return {"top": _point(*middle), "bottom": _point(*middle)}
+    x = np.mean([p[0] for p in outline])
+    return {"top": _point(x, max(p[1] for p in outline)), "bottom": _point(x, min(p[1] for p in outline))}
 
 
 def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: dict[int, str],
@@ -54,25 +57,25 @@ def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: d
     sizes = pd.Series(topics[topics >= 0]).value_counts()
     ids = [int(t) for t in sizes.index]  # largest first: names are placed in this order
     index = {t: k for k, t in enumerate(ids)}
-    area_ids = sorted({areas[t][0] for t in ids if t in areas},
-                      key=lambda a: -sum(int(sizes[t]) for t in ids if areas.get(t, (None,))[0] == a))
+    members: dict[int, list[int]] = {}  # area -> its themes' places in ``ids``
+    for k, t in enumerate(ids):
+        if t in areas:
+            members.setdefault(areas[t][0], []).append(k)
+    area_ids = sorted(members, key=lambda a: -sum(int(sizes[ids[k]]) for k in members[a]))  # largest first
     area_index = {a: j for j, a in enumerate(area_ids)}
     themes = []
     for t in ids:
-        middle = np.median(xy[topics == t], axis=0)
         themes.append({"id": t, "label": labels.get(t, str(t)), "color": theme_color(t), "n": int(sizes[t]),
-                       "area": area_index.get(areas[t][0], -1) if t in areas else -1,
-                       "x": round(float(middle[0]), 4), "y": round(float(middle[1]), 4)})
+                       "area": area_index[areas[t][0]] if t in areas else -1,
+                       **dict(zip("xy", _point(*np.median(xy[topics == t], axis=0))))})
     area_rows = []
-    for a in area_ids:
-        members = [index[t] for t in ids if areas.get(t, (None,))[0] == a]
-        inside = np.isin(topics, [ids[k] for k in members])
+    for j, a in enumerate(area_ids):
+        inside = np.isin(topics, [ids[k] for k in members[a]])
         middle = np.median(xy[inside], axis=0)
-        area_rows.append({"id": int(a), "label": next(areas[ids[k]][1] for k in members), "themes": members,
-                          "n": int(inside.sum()), "color": AREA_COLORS[area_index[a] % len(AREA_COLORS)],
-                          "x": round(float(middle[0]), 4), "y": round(float(middle[1]), 4),
-                          "hull": (outline := region(xy[inside])),
-                          **_ends(outline, middle)})
+        outline = region(xy[inside])
+        area_rows.append({"id": int(a), "label": areas[ids[members[a][0]]][1], "themes": members[a],
+                          "n": int(inside.sum()), "color": AREA_COLORS[j % len(AREA_COLORS)],
+                          **dict(zip("xy", _point(*middle))), "hull": outline, **_ends(outline, middle)})
     weeks = sorted(papers[Papers.week].unique().tolist())
     week_index = {w: j for j, w in enumerate(weeks)}
     return {

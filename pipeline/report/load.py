@@ -4,31 +4,33 @@ table, the lineage and the groups still forming; the papers' embeddings and the 
 
 from __future__ import annotations
 
-
-from pipeline.config import Config
+from pipeline.config import Config, Paths
 from pipeline.io import TableError, read_table
 from pipeline.report import data
 from pipeline.schemas import DocTopics, Papers, TopicInfo
 
 
-def load_corpus(cfg: Config) -> data.Corpus:
-    paths = cfg.paths
+def require_tables(paths: Paths) -> None:
+    """TableError naming the first table a report needs that no stage has written yet."""
     for path, stage in ((paths.papers, "clean"), (paths.doc_topics, "topics"), (paths.topic_info, "topics")):
         if not path.exists():
             raise TableError(f"{paths.display(path)}: not found; run the stage that writes it first ({stage})")
+
+
+def load_corpus(cfg: Config) -> data.Corpus:
+    paths = cfg.paths
+    require_tables(paths)
     try:
         info = read_table(paths.topic_info, TopicInfo)
     except TableError as exc:
         raise TableError(f"{exc}; themes written by an older paper-trends lack these columns: run "
                          "`paper-trends topics --refit` to write them again") from exc
-    from pipeline.topics import read_lineage  # the topics stage's reader: it upgrades older tables
+    from pipeline.topics import fitted, read_lineage  # the topics stage's readers (older lineage tables upgraded)
 
     try:
         lineage = read_lineage(paths.topic_lineage)
     except TableError:  # damaged: no births to show
         lineage = None
-    from pipeline.topics import fitted
-
     return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics), info, lineage,
                      fitted.forming(paths))
 

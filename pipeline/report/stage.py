@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import Config, as_dict
-from pipeline.io import TableError, atomic_folder, write_text
+from pipeline.io import TableError, atomic_folder, read_table, write_text
 from pipeline.report import data, plots
-from pipeline.report.load import load_corpus, load_embeddings
+from pipeline.report.load import load_corpus, load_embeddings, require_tables
 from pipeline.report.render import render, save_figure
 from pipeline.schemas import Papers
 from pipeline.stage import StageResult, Step, code_version, fingerprint
@@ -40,9 +40,9 @@ def _step(cfg: Config, name: str, record: str, folder: Path, files: list[str], o
         templates.update(item.name.encode() + item.read_bytes())
     inputs = [paths.papers, paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree,
               paths.topic_model / "state.json"]
-    fp = fingerprint(code_version("pipeline.report", "pipeline.topics", "pipeline.schemas", "pipeline.dates"), {**as_dict(cfg.report), **options,
-                                                        "templates": templates.hexdigest()[:16]},
-                     [p for p in inputs if p.exists()])
+    code = code_version("pipeline.report", "pipeline.topics", "pipeline.schemas", "pipeline.dates")
+    config = {**as_dict(cfg.report), **options, "templates": templates.hexdigest()[:16]}
+    fp = fingerprint(code, config, [p for p in inputs if p.exists()])
     return Step(name, fp, [folder / f for f in files], paths.run_record(record))
 
 
@@ -70,14 +70,16 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     from pipeline.report.weekly import STATUS_TEXT, build_week, opening, to_markdown
 
     start = time.perf_counter()
-    corpus = load_corpus(cfg)
+    require_tables(cfg.paths)
+    # which week, from the papers' weeks alone: a skipped report reads nothing more
+    weeks = read_table(cfg.paths.papers, Papers, columns=[Papers.week, Papers.week_start])
     now = now or pd.Timestamp.now(tz="UTC")
     if week is None:
-        monday = data.latest_complete_week(corpus.papers, now)
+        monday = data.latest_complete_week(weeks, now)
         if monday is None:
             monday = (now.normalize() - pd.Timedelta(days=now.weekday() + 7))
     else:
-        monday = _week_in_listings(week, corpus.papers)
+        monday = _week_in_listings(week, weeks)
     label = data.week_label(monday) + ("-areas" if level == "area" else "")
     final = cfg.paths.weekly_reports / label
     name = f"report weekly {data.week_label(monday)}" + (" (areas)" if level == "area" else "")
@@ -85,6 +87,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
                  {"week": label, "level": level, "primary_only": primary_only})
     if (skipped := step.skipped(force)) is not None:
         return skipped
+    corpus = load_corpus(cfg)
     report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level)
     with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
         figures = _save_all(report.figures, folder)
