@@ -117,6 +117,7 @@ class TopicsConfig:
     threads: int | None = None  # torch threads; None: every core
     n_neighbors: int | None = None  # UMAP
     n_components: int = 10  # UMAP (10 gave more stable themes and better labels than 5 when tuned)
+    bertopic_min_papers: int = 1000  # smaller corpora: the same steps without BERTopic (no model saved)
     min_cluster_size: int | None = None  # HDBSCAN
     min_samples: int | None = None  # HDBSCAN
     max_theme_share: float = 0.05  # larger themes are split along HDBSCAN's cluster tree

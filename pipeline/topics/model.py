@@ -6,6 +6,12 @@ rather than left to BERTopic's defaults, and their sizes scale with the corpus (
 clustering, papers HDBSCAN left as outliers join their nearest theme (cosine similarity between the
 paper's embedding and the theme's centroid) until at most ``max_outlier_share`` of papers stay
 unassigned; keywords stay those of each theme's core, so reassignments do not blur them.
+
+Below ``bertopic_min_papers`` papers (a weekly listing) the same steps run without BERTopic: UMAP,
+HDBSCAN and the c-TF-IDF keywords (``vocabulary.ctfidf_words``, BERTopic's formula) are called
+directly, which spares ``import bertopic`` (about 10 s, most of it sentence-transformers); such a
+fit saves no BERTopic model. UMAP's numba functions are compiled once per machine and cached
+(``_umap_class``), instead of in every process (about 20 s).
 """
 
 from __future__ import annotations
@@ -39,10 +45,29 @@ MIN_THEME_BOUND = 50  # the size bound never splits a theme of 50 papers or fewe
 SMALL_DATA = 4096  # below this many points UMAP computes all pairwise distances instead of NN-descent
 
 
+def _cache_compiled(prefixes: tuple[str, ...]) -> None:
+    """Let numba cache the compiled machine code of every jitted function in the modules under
+    ``prefixes`` (umap-learn leaves most without ``cache=True``, so each process compiled them again:
+    about 20 s). The code is kept where numba keeps its caches: the package's ``__pycache__``, or
+    the user's cache folder (``NUMBA_CACHE_DIR``) when that is not writable."""
+    import sys
+
+    from numba.core.registry import CPUDispatcher
+
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(prefixes) or module is None:
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, CPUDispatcher) and type(value._cache).__name__ == "NullCache":
+                value.enable_caching()
+
+
 @cache
 def _umap_class():  # noqa: ANN202 - umap is imported lazily
     from sklearn.metrics.pairwise import euclidean_distances
     from umap import UMAP
+
+    _cache_compiled(("umap",))
 
     class ThemeUMAP(UMAP):
         """UMAP whose exact small-data path gets its distance matrix from sklearn.
@@ -118,29 +143,47 @@ class ThemeModel:
     def _components(self, n: int, candidates: list[str]):  # noqa: ANN202
         from bertopic import BERTopic
         from bertopic.vectorizers import ClassTfidfTransformer
-        from hdbscan import HDBSCAN
         TopicVectorizer = topic_vectorizer_class()  # noqa: N806
-        sizes = scaled(n, self.cfg)
-        self.sizes_ = sizes
-        # Embeddings are unit vectors, so euclidean distance ranks neighbours exactly as cosine does.
-        umap = _umap_class()(
-            n_neighbors=min(sizes.n_neighbors, n - 1), n_components=self.cfg.n_components, min_dist=0.0,
-            metric="euclidean", random_state=self.cfg.seed, low_memory=False,
+        vectorizer = TopicVectorizer(candidates=candidates, topic_max_df=self.cfg.max_df, analyzer=analyzer(self.cfg))
+        return BERTopic(
+            # not "english": BERTopic would strip hyphens ("test-time" -> "testtime") before counting
+            language="multilingual",
+            umap_model=self._umap(n), hdbscan_model=self._hdbscan(n), vectorizer_model=vectorizer,
+            ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True), top_n_words=TOP_WORDS,
+            calculate_probabilities=False, verbose=False,
         )
-        hdbscan = HDBSCAN(
+
+    def _umap(self, n: int):  # noqa: ANN202 - umap is imported lazily
+        # Embeddings are unit vectors, so euclidean distance ranks neighbours exactly as cosine does.
+        return _umap_class()(
+            n_neighbors=min(scaled(n, self.cfg).n_neighbors, n - 1), n_components=self.cfg.n_components,
+            min_dist=0.0, metric="euclidean", random_state=self.cfg.seed, low_memory=False,
+        )
+
+    def _hdbscan(self, n: int):  # noqa: ANN202 - hdbscan is imported lazily
+        from hdbscan import HDBSCAN
+
+        sizes = scaled(n, self.cfg)
+        return HDBSCAN(
             min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
             cluster_selection_method="eom", prediction_data=False, core_dist_n_jobs=1,
             # on large corpora EOM can now and then pick one giant cluster over the themes inside it
             max_cluster_size=n // 3 if n >= 1000 else 0,
         )
-        vectorizer = TopicVectorizer(candidates=candidates, topic_max_df=self.cfg.max_df, analyzer=analyzer(self.cfg))
-        return BERTopic(
-            # not "english": BERTopic would strip hyphens ("test-time" -> "testtime") before counting
-            language="multilingual",
-            umap_model=umap, hdbscan_model=hdbscan, vectorizer_model=vectorizer,
-            ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True), top_n_words=TOP_WORDS,
-            calculate_probabilities=False, verbose=False,
-        )
+
+    def _cluster(self, docs: list[str], embeddings: np.ndarray):  # noqa: ANN202 - a condensed tree
+        """UMAP, then HDBSCAN's clusters (-1: outlier, the others numbered by size as BERTopic does)
+        and its condensed tree; through BERTopic from ``bertopic_min_papers`` papers on."""
+        n = len(docs)
+        if n >= self.cfg.bertopic_min_papers:
+            self.bertopic_ = self._components(n, candidate_terms(docs, self.cfg))
+            core = np.asarray(self.bertopic_.fit_transform(docs, embeddings=embeddings)[0])
+            return core, self.bertopic_.hdbscan_model.condensed_tree_
+        clusterer = self._hdbscan(n).fit(self._umap(n).fit_transform(embeddings))
+        labels = np.asarray(clusterer.labels_)
+        found, counts = np.unique(labels[labels != -1], return_counts=True)
+        rank = {int(t): i for i, t in enumerate(found[np.argsort(-counts, kind="stable")])}
+        return np.array([rank.get(int(t), -1) for t in labels], dtype=int), clusterer.condensed_tree_
 
     def fit(self, docs: list[str], embeddings: np.ndarray, *, titles: list[str] | None = None,
             embed: Embed | None = None) -> ThemeModel:
@@ -161,22 +204,22 @@ class ThemeModel:
         self._embed = embed
         self.bertopic_ = None
         self.merged_ = []  # (theme, into) pairs; into -1: dissolved
-        core = np.zeros(n, dtype=int)  # too few papers to cluster: one theme
-        if n >= max(20, 2 * scaled(n, self.cfg).min_cluster_size):
-            self.bertopic_ = self._components(n, candidate_terms(docs, self.cfg))
-            core = np.asarray(self.bertopic_.fit_transform(docs, embeddings=embeddings)[0])
+        self.sizes_ = scaled(n, self.cfg)
+        core, tree = np.zeros(n, dtype=int), None  # too few papers to cluster: one theme
+        if n >= max(20, 2 * self.sizes_.min_cluster_size):
+            core, tree = self._cluster(docs, embeddings)
             if (core == -1).all():
-                self.bertopic_, core = None, np.zeros(n, dtype=int)
+                self.bertopic_, core, tree = None, np.zeros(n, dtype=int), None
+        self.clustered_ = tree is not None
         self.max_theme_size_ = max(int(self.cfg.max_theme_share * n), MIN_THEME_BOUND)
-        if self.bertopic_ is not None:
+        if tree is not None:
             from pipeline.topics.split import CondensedTree, split_large
 
-            tree = CondensedTree(self.bertopic_.hdbscan_model.condensed_tree_.to_numpy(), n)
-            core = split_large(core, tree, self.max_theme_size_)
+            core = split_large(core, CondensedTree(tree.to_numpy(), n), self.max_theme_size_)
         self._names = LabelCorpus(docs, self._titles, frozenset(stop_words(self.cfg.stop_words)))
         self._place(core)
         self._name()
-        for _ in range(self.cfg.consolidation_rounds if self.bertopic_ is not None else 0):
+        for _ in range(self.cfg.consolidation_rounds if self.clustered_ else 0):
             merged = self._consolidate()
             if merged is None:
                 break

@@ -9,6 +9,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pipeline.config import Config, TopicsConfig, as_dict
@@ -47,7 +48,8 @@ def _stamp(fp: str, state: State) -> str:
 def _save_model(folder: Path, result: Assignment, paper_ids: list[str]) -> None:
     """The model folder, written whole or not at all: the state, every paper's theme
     (``assignment.parquet``, from which ``doc_topics`` can be recovered) and the BERTopic model (the
-    previous one, hard-linked, when this run did not fit one)."""
+    previous one, hard-linked, after an update; none after a fit without BERTopic, see
+    ``bertopic_min_papers``)."""
     from pipeline.io import atomic_folder, link_tree, write_frame
 
     with atomic_folder(folder) as tmp:
@@ -57,7 +59,7 @@ def _save_model(folder: Path, result: Assignment, paper_ids: list[str]) -> None:
         if result.bertopic is not None:  # BERTopic writes its own folder (safetensors, JSON)
             result.bertopic.save(str(tmp / "bertopic"), serialization="safetensors", save_ctfidf=True,
                                  save_embedding_model="sentence-transformers/all-MiniLM-L6-v2")
-        elif (folder / "bertopic").is_dir():
+        elif result.mode == "update" and (folder / "bertopic").is_dir():
             link_tree(folder / "bertopic", tmp / "bertopic")
 
 
@@ -121,6 +123,12 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     texts = paper_texts(papers)
     cache = EmbeddingCache(paths.embeddings, embedder.identity)
     embeddings, embedded = cache.embed(texts, embedder)
+    # label phrases are embedded through a cache of their own: a refit of papers seen before loads no model
+    phrases = EmbeddingCache(paths.embeddings, f"{embedder.identity}-phrases")
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return phrases.embed(list(texts), embedder)[0]
+
     embed_s = time.perf_counter() - started
 
     state = held
@@ -136,19 +144,19 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         refit = True
     if state is None or refit:
         result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
-                     titles=titles, embed=embedder.encode)
+                     titles=titles, embed=encode)
         result.state.fitted_week = newest
     else:
         result = update(embeddings, paper_ids, cfg.topics, state, previous_topics, weeks=papers[Papers.week].tolist(),
-                        texts=texts, titles=titles, embed=embedder.encode)
+                        texts=texts, titles=titles, embed=encode)
         if not state.tree:  # themes fitted before areas existed
-            add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=embedder.encode)
+            add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=encode)
         unexplained = result.unexplained  # measured before the cap on unassigned papers
         if cfg.topics.refit_unexplained and unexplained >= cfg.topics.refit_unexplained:
             log.info("topics: %.1f %% of the papers wait unexplained (refit_unexplained %.1f %%); refitting",
                      100 * unexplained, 100 * cfg.topics.refit_unexplained)
             result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, State.load(folder),
-                         previous_topics, titles=titles, embed=embedder.encode)
+                         previous_topics, titles=titles, embed=encode)
             result.state.fitted_week = newest
     fit_s = time.perf_counter() - started - embed_s
 

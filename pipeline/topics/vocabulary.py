@@ -123,24 +123,42 @@ def stop_words(extra: tuple[str, ...] = ()) -> list[str]:
     return sorted(ENGLISH_STOP_WORDS | DOMAIN_STOP_WORDS | {w.lower() for w in extra})
 
 
-def ctfidf_words(docs: list[str], topics: np.ndarray, cfg: TopicsConfig, top: int = TOP_WORDS) -> dict[int, list[tuple[str, float]]]:
-    """c-TF-IDF terms per topic computed directly (for corpora too small for BERTopic to cluster)."""
+def class_tfidf(counts):  # noqa: ANN001, ANN201 - scipy sparse in and out
+    """c-TF-IDF of a (class x term) count matrix, as BERTopic's ``ClassTfidfTransformer`` with
+    ``reduce_frequent_words``: each class's term frequencies (L1-normalised, square-rooted) times
+    log(1 + average words per class / the term's frequency over all classes)."""
     import scipy.sparse as sp
-    from bertopic.vectorizers import ClassTfidfTransformer
-    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.preprocessing import normalize
 
-    ids = sorted(set(topics.tolist()) - {-1})
-    vectorizer = CountVectorizer(analyzer=analyzer(cfg))
+    counts = sp.csr_matrix(counts, dtype=np.float64)
+    frequency = np.asarray(counts.sum(axis=0)).ravel()
+    average = int(np.asarray(counts.sum(axis=1)).mean())
+    with np.errstate(divide="ignore"):
+        idf = np.log(average / frequency + 1)
+    tf = normalize(counts, axis=1, norm="l1")
+    tf.data = np.sqrt(tf.data)
+    return tf @ sp.diags(idf)
+
+
+def ctfidf_words(docs: list[str], topics: np.ndarray, cfg: TopicsConfig, top: int = TOP_WORDS) -> dict[int, list[tuple[str, float]]]:
+    """c-TF-IDF terms per theme computed directly, the way the BERTopic path computes them: one
+    document per theme (outliers one more), the candidate terms of ``candidate_terms`` less those in
+    more than ``max_df`` of the themes, then ``class_tfidf``. Used for corpora fitted without BERTopic
+    (under ``umap_min_papers``), so ``import bertopic`` is never needed there."""
+    classes = sorted(set(topics.tolist()))
+    ids = [t for t in classes if t != -1]
+    joined = [" ".join(d for d, k in zip(docs, topics.tolist()) if k == t) for t in classes]
+    vectorizer = topic_vectorizer_class()(candidates=candidate_terms(docs, cfg), topic_max_df=cfg.max_df,
+                                          analyzer=analyzer(cfg))
     try:
-        counts = vectorizer.fit_transform(docs)
+        counts = vectorizer.fit_transform(joined)
     except ValueError:  # no terms left at all
         return {t: [] for t in ids}
-    per_topic = sp.csr_matrix(np.vstack([np.asarray(counts[topics == t].sum(axis=0)) for t in ids]))
-    scores = ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(per_topic).toarray()
+    scores = class_tfidf(counts).toarray()
     vocab = vectorizer.get_feature_names_out()
     return {
         t: [(str(vocab[j]), float(row[j])) for j in np.argsort(-row, kind="stable")[:top] if row[j] > 0]
-        for t, row in zip(ids, scores)
+        for t, row in zip(classes, scores) if t != -1
     }
 
 

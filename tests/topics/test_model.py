@@ -74,6 +74,23 @@ def test_same_seed_same_output_and_labels():
     np.testing.assert_array_equal(a.centroids_, b.centroids_)
 
 
+def test_a_small_corpus_gets_the_same_themes_and_keywords_without_bertopic():
+    docs, vectors, _ = corpus()
+    direct = ThemeModel(CFG).fit(docs, vectors)  # 120 papers: under bertopic_min_papers
+    through = ThemeModel(dataclasses.replace(CFG, bertopic_min_papers=0)).fit(docs, vectors)
+    assert direct.bertopic_ is None and through.bertopic_ is not None
+    members = lambda m: {frozenset(np.flatnonzero(m.topics_ == t).tolist()): t for t in m.topic_ids_}  # noqa: E731
+    a, b = members(direct), members(through)
+    assert set(a) == set(b)
+    for group in a:
+        assert direct.labels_[a[group]] == through.labels_[b[group]]
+        mine, theirs = dict(direct.ctfidf_words_[a[group]]), dict(through.ctfidf_words_[b[group]])
+        np.testing.assert_allclose(sorted(mine.values()), sorted(theirs.values()), rtol=1e-6)
+        for word in set(mine) & set(theirs):  # terms of equal score may be cut off in another order
+            assert mine[word] == pytest.approx(theirs[word], rel=1e-6)
+        assert len(set(mine) & set(theirs)) >= 0.8 * len(mine)
+
+
 def test_tiny_corpus_is_one_theme():
     docs, vectors, _ = corpus(per_theme=3)
     model = ThemeModel(CFG).fit(docs, vectors)

@@ -35,7 +35,11 @@ def tables(cfg):
     )
 
 
-def test_first_run_fits_and_writes_every_output(cleaned, hash_embedder):
+@pytest.mark.parametrize("through_bertopic", [True, False])
+def test_first_run_fits_and_writes_every_output(cleaned, hash_embedder, through_bertopic):
+    # the 94 seed papers are under bertopic_min_papers: by default they are fitted without BERTopic
+    if through_bertopic:
+        cleaned = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, bertopic_min_papers=0))
     result = topics.run(cleaned, embedder=hash_embedder)
     assert result.ran and result.stage == "topics (fit)"
     doc_topics, info, lineage = tables(cleaned)
@@ -49,9 +53,11 @@ def test_first_run_fits_and_writes_every_output(cleaned, hash_embedder):
     folder = cleaned.paths.models / "topics"
     record = json.loads(cleaned.paths.run_record("topics").read_text())
     assert record["mode"] == "fit" and record["seed"] == 42 and record["versions"]["bertopic"]
-    assert (folder / "state.safetensors").exists() and (folder / "bertopic" / "topics.json").exists()
-    embedded = Counter(hash_embedder.texts)  # each paper once; the rest are candidate labels
+    assert (folder / "state.safetensors").exists()
+    assert (folder / "bertopic" / "topics.json").exists() == through_bertopic
+    embedded = Counter(hash_embedder.texts)  # each paper once, each candidate label once
     assert all(embedded[text] == 1 for text in topics.paper_texts(papers))
+    assert max(embedded.values()) == 1
     state = topics.State.load(cleaned.paths.models / "topics")
     assert set(info["area"]) == set(state.area_of.values()) and info["area_label"].str.len().min() > 0
     assert all(" · " in d or d == label for d, label in zip(info["description"], info["label"]))
@@ -249,6 +255,7 @@ def test_labels_are_made_distinct_before_they_are_written():
 
 
 def test_a_run_killed_part_way_is_never_taken_for_a_finished_one(cleaned, hash_embedder, monkeypatch):
+    cleaned = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, bertopic_min_papers=0))
     topics.run(cleaned, embedder=hash_embedder)
     folder = cleaned.paths.models / "topics"
     from pipeline.topics import stage
@@ -313,3 +320,13 @@ def test_a_refit_keeps_the_birth_week_of_a_theme_born_in_an_update(cleaned, hash
     topics.run(cleaned, refit=True, embedder=hash_embedder)
     assert topics.State.load(folder).born == {theme: "2026-W24"}
     assert read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic").loc[theme, "first_week"] == "2026-W24"
+
+
+def test_a_refit_of_papers_seen_before_embeds_nothing(cleaned, hash_embedder):
+    """Papers and label phrases both come from the cache: the model is never loaded."""
+    first = topics.run(cleaned, embedder=hash_embedder)
+    before = len(hash_embedder.texts)
+    again = topics.run(cleaned, refit=True, embedder=hash_embedder)
+    assert again.ran and again.stage == "topics (refit)" and again.counts["embedded now"] == 0
+    assert len(hash_embedder.texts) == before
+    assert again.counts["themes"] == first.counts["themes"]
