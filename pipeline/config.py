@@ -115,6 +115,7 @@ class TopicsConfig:
     batch_size: int = 64
     max_tokens: int = 128  # per text (title + abstract); time grows about linearly with it
     threads: int | None = None  # torch threads; None: every core
+    device: str = "auto"  # embedding: "auto" (a CUDA GPU when torch sees one, else the CPU), "cpu", "cuda"
     n_neighbors: int | None = None  # UMAP
     n_components: int = 10  # UMAP (10 gave more stable themes and better labels than 5 when tuned)
     bertopic_min_papers: int = 1000  # smaller corpora: the same steps without BERTopic (no model saved)

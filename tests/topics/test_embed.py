@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.topics.embed import EmbeddingCache, SentenceTransformerEmbedder, text_hashes
+from pipeline.topics.embed import EmbeddingCache, TransformerEmbedder, text_hashes
 
 
 def test_cache_embeds_each_text_once_and_persists(tmp_path, hash_embedder):
@@ -48,6 +48,35 @@ def test_text_hash_is_stable():
 
 
 def test_identity_names_model_hash_and_token_limit():
-    embedder = SentenceTransformerEmbedder(max_tokens=64)
+    embedder = TransformerEmbedder(max_tokens=64)
     assert embedder.identity.startswith("all-MiniLM-L6-v2-") and embedder.identity.endswith("-max64")
-    assert embedder.identity != SentenceTransformerEmbedder(max_tokens=128).identity
+    assert embedder.identity != TransformerEmbedder(max_tokens=128).identity
+
+
+def test_vectors_match_sentence_transformers_and_batching_does_not_change_them():
+    """The model run through transformers gives sentence-transformers' vectors, whatever the batch."""
+    from sentence_transformers import SentenceTransformer
+
+    texts = ["Expert parallelism for MoE serving on GPU clusters. We route tokens to experts.",
+             "  Byzantine fault tolerant consensus  ", "x", "Ünïcode — dashes and “quotes” " * 40]
+    ours = TransformerEmbedder(max_tokens=128, batch_size=2)
+    reference = SentenceTransformer(str(ours.model_path), device="cpu", local_files_only=True)
+    reference.max_seq_length = 128
+    expected = reference.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    vectors = ours.encode(texts)
+    assert vectors.dtype == np.float32 and vectors.shape == expected.shape
+    np.testing.assert_allclose(vectors, expected, atol=1e-5)
+    np.testing.assert_allclose(TransformerEmbedder(batch_size=64).encode(texts), vectors, atol=1e-5)
+
+
+def test_auto_device_falls_back_to_the_cpu_without_a_gpu(monkeypatch):
+    import torch
+
+    from pipeline.topics.embed import pick_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert pick_device("auto") == "cpu" and pick_device("cuda") == "cuda"
+    embedder = TransformerEmbedder(device="auto")
+    assert embedder.encode(["one text"]).shape == (1, 384) and embedder.device_ == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert pick_device("auto") == "cuda"

@@ -9,7 +9,7 @@ import pytest
 from pipeline import topics
 from pipeline.io import read_table
 from pipeline.schemas import DocTopics, TopicInfo
-from pipeline.topics.embed import SentenceTransformerEmbedder
+from pipeline.topics.embed import TransformerEmbedder
 from tests.helpers import cleaned_copy
 
 pytestmark = pytest.mark.model
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.model
 
 def test_model_loads_offline_and_embeds_meaningfully(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    embedder = SentenceTransformerEmbedder(max_tokens=64)
+    embedder = TransformerEmbedder(max_tokens=64)
     vectors = embedder.encode([
         "Federated learning across edge devices with non-IID data.",
         "Clients train a shared model with federated averaging under privacy constraints.",
