@@ -20,7 +20,16 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         embedder: str, previous: State | None, previous_topics: dict[str, int], *,
         titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
     """Cluster everything; with a previous state, align to it (refit). ``embed`` (the papers' model)
-    checks the labels' faithfulness; ``titles`` weigh more in them."""
+    checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
+    ``fit_sample_size`` is fitted on a sample of that many papers and the rest are placed
+    (``place_rest``)."""
+    if cfg.fit_sample_size and len(texts) > cfg.fit_sample_size:
+        sample = np.sort(np.random.default_rng(cfg.seed).choice(len(texts), cfg.fit_sample_size, replace=False))
+        log.info("topics: fitting on a sample of %d of %d papers, then placing the rest", len(sample), len(texts))
+        fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], cfg, embedder,
+                     previous, previous_topics, titles=[titles[i] for i in sample] if titles is not None else None,
+                     embed=embed)
+        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {})
     from pipeline.topics.align import Themes, align
     from pipeline.topics.model import ThemeModel
     from pipeline.topics.placement import centroids_of
@@ -88,6 +97,32 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
               previous=previous, previous_topics=previous_topics, corpus=names)
     return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_)
+
+
+def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],
+               cfg: TopicsConfig, previous_topics: dict[str, int]) -> Assignment:
+    """Extend a fit of the papers at rows ``sample`` to every paper: each other paper joins its
+    nearest theme (cosine to the centroid) if at least ``min_similarity`` similar, then the most
+    similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
+    outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
+    theme persists. The areas and label support are those of the sample."""
+    from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
+
+    state = fitted.state
+    topics = np.full(len(embeddings), -1, dtype=int)
+    topics[sample] = fitted.topics
+    rest = np.ones(len(embeddings), dtype=bool)
+    rest[sample] = False
+    if previous_topics and cfg.refit_keeps_placed:
+        kept = np.array([previous_topics.get(p, -1) for p in paper_ids])
+        keep = rest & np.isin(kept, state.ids)
+        topics[keep] = kept[keep]
+        rest &= ~keep
+    near, best = nearest(embeddings, state.centroids, state.ids)
+    topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share,
+                               candidates=rest | (topics == -1))
+    similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
+    return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic)
 
 
 def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,

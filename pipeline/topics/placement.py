@@ -16,13 +16,21 @@ def centroids_of(embeddings: np.ndarray, topics: np.ndarray, ids: list[int]) -> 
     return unit(np.stack([embeddings[topics == t].mean(axis=0) for t in ids]).astype(np.float32))
 
 
+BLOCK = 65_536  # papers compared with the centroids at a time, so memory stays flat on millions
+
+
 def nearest(embeddings: np.ndarray, centroids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Nearest centroid (as a topic id) and its cosine similarity, per embedding."""
+    ids = np.asarray(ids)
     if len(ids) == 0:
         return np.full(len(embeddings), -1), np.zeros(len(embeddings), np.float32)
-    sims = embeddings @ centroids.T
-    best = sims.argmax(axis=1)
-    return ids[best], sims[np.arange(len(sims)), best].astype(np.float32)
+    best = np.zeros(len(embeddings), dtype=np.int64)
+    similarity = np.zeros(len(embeddings), dtype=np.float32)
+    for start in range(0, len(embeddings), BLOCK):
+        sims = np.asarray(embeddings[start : start + BLOCK], dtype=np.float32) @ centroids.T
+        best[start : start + BLOCK] = sims.argmax(axis=1)
+        similarity[start : start + BLOCK] = sims[np.arange(len(sims)), best[start : start + BLOCK]]
+    return ids[best], similarity
 
 
 def similarity_to_own(
@@ -31,9 +39,14 @@ def similarity_to_own(
     """Cosine of each paper to its theme's centroid; ``best`` (to the nearest theme) where unassigned."""
     if len(ids) == 0:
         return best.astype(np.float32)
-    column = {int(t): i for i, t in enumerate(ids)}
-    rows = np.array([column.get(int(t), -1) for t in topics])
-    own = np.einsum("ij,ij->i", embeddings, centroids[np.maximum(rows, 0)])
+    column = np.full(int(max(ids.max(), topics.max(initial=0))) + 2, -1)
+    column[np.asarray(ids, dtype=np.int64)] = np.arange(len(ids))
+    rows = np.where(topics >= 0, column[np.maximum(topics, 0)], -1)
+    own = np.zeros(len(topics), dtype=np.float32)
+    for start in range(0, len(topics), BLOCK):
+        part = slice(start, start + BLOCK)
+        own[part] = np.einsum("ij,ij->i", np.asarray(embeddings[part], dtype=np.float32),
+                              centroids[np.maximum(rows[part], 0)])
     return np.where(rows >= 0, own, best).astype(np.float32)
 
 

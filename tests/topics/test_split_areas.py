@@ -82,3 +82,21 @@ def test_outline_lists_each_area_with_its_themes():
     assert lines[0] == "area: Big (16 papers)" and lines[5] == "area: Small (15 papers)"
     assert sorted(lines[1:5]) == [f"  theme: T{i} (4 papers)" for i in (20, 21, 22, 23)]
     assert not any("join" in line for line in lines)
+
+
+def test_papers_outside_the_sample_join_the_theme_of_their_group():
+    import dataclasses
+
+    from pipeline.config import TopicsConfig
+    from pipeline.topics.fitting import fit
+    from tests.topics.test_model import corpus
+
+    docs, vectors, truth = corpus(per_theme=60)
+    cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=90)
+    ids = [f"p{i}" for i in range(len(docs))]
+    result = fit(docs, vectors, ids, cfg, "test", None, {})
+    assert len(result.topics) == len(docs) and (result.topics == -1).mean() <= 0.05
+    for t in set(result.topics.tolist()) - {-1}:  # each theme is one true group, sampled or placed
+        assert len(set(truth[result.topics == t].tolist())) == 1
+    assert (result.topics[np.setdiff1d(np.arange(len(docs)), np.sort(
+        np.random.default_rng(cfg.seed).choice(len(docs), 90, replace=False)))] != -1).mean() >= 0.9

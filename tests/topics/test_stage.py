@@ -330,3 +330,17 @@ def test_a_refit_of_papers_seen_before_embeds_nothing(cleaned, hash_embedder):
     assert again.ran and again.stage == "topics (refit)" and again.counts["embedded now"] == 0
     assert len(hash_embedder.texts) == before
     assert again.counts["themes"] == first.counts["themes"]
+
+
+def test_a_corpus_above_the_sample_bound_is_fitted_on_a_sample_and_every_paper_placed(cleaned, hash_embedder):
+    sampled = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, fit_sample_size=60))
+    result = topics.run(sampled, embedder=hash_embedder)
+    doc_topics, info, _ = tables(sampled)
+    papers = read_table(sampled.paths.papers, Papers)
+    assert len(papers) > 60 and set(doc_topics.index) == set(papers["paper_id"])
+    assert (doc_topics["topic"] == -1).mean() <= 0.05 and result.counts["unassigned"] <= 0.05 * len(papers)
+    assert set(doc_topics["topic"]) - {-1} == set(info.index) and info["size"].sum() == (doc_topics["topic"] >= 0).sum()
+    # the same seed draws the same sample: a second fit gives the same tables
+    again = topics.run(sampled, refit=True, embedder=hash_embedder)
+    assert again.stage == "topics (refit)"
+    assert tables(sampled)[0]["topic"].to_dict() == doc_topics["topic"].to_dict()
