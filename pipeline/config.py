@@ -120,6 +120,7 @@ class TopicsConfig:
     n_components: int = 10  # UMAP (10 gave more stable themes and better labels than 5 when tuned)
     bertopic_min_papers: int = 1000  # smaller corpora: the same steps without BERTopic (no model saved)
     fit_sample_size: int = 50_000  # larger corpora: themes fitted on a sample this big, the rest placed (0: never)
+    cluster: str = ""  # a Dask scheduler (tcp://host:8786) whose workers embed and place papers; "": here
     min_cluster_size: int | None = None  # HDBSCAN
     min_samples: int | None = None  # HDBSCAN
     max_theme_share: float = 0.05  # larger themes are split along HDBSCAN's cluster tree

@@ -8,5 +8,5 @@ if ! command -v chromium >/dev/null 2>&1; then
     (apt-get update -q && apt-get install -y -q chromium) >/dev/null || { echo "tests/run.sh: cannot install chromium" >&2; exit 1; }
 fi
 python3 -m venv .venv
-.venv/bin/pip install -q -e '.[dev]'
+.venv/bin/pip install -q -e '.[dev,cluster]'  # the cluster extra: Dask, for its tests
 exec .venv/bin/python -m pytest "$@"

@@ -265,8 +265,10 @@ def clean(obj: _Obj, force: bool) -> None:
 @click.option("--refit", is_flag=True, help="Cluster everything again; themes that persist keep their ids and labels.")
 @click.option("--seed", type=int, default=None, help="Random seed of UMAP [default: config, 42].")
 @click.option("--force", is_flag=True, help="Re-run even if papers, config and code are unchanged.")
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Embed and place papers on the workers of this Dask scheduler (tcp://host:8786) [default: config].")
 @click.pass_obj
-def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
+def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str | None) -> None:
     """Cluster papers into themes with BERTopic, group them into areas, and name both
     (data/processed/doc_topics.parquet, topic_info.parquet, topic_tree.parquet).
 
@@ -287,8 +289,10 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
     Examples:
       paper-trends topics
       paper-trends topics --refit
+      paper-trends topics --cluster tcp://scheduler:8786
     """
-    overrides = {"topics": {"seed": seed}} if seed is not None else {}
+    settings = {"seed": seed, "cluster": cluster}
+    overrides = {"topics": {k: v for k, v in settings.items() if v is not None}}
     _guard(obj, lambda: _run_stage(obj, "topics", obj.config(**overrides), force, refit=refit))
 
 
@@ -299,8 +303,10 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool) -> None:
               help="First fetch new arXiv papers of CAT (repeatable) into data/raw/, as `fetch --category CAT`.")
 @click.option("--feed", is_flag=True, help="With --fetch: also store each category's daily feed.")
 @click.option("--force", is_flag=True, help="Re-run every stage.")
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Embed and place papers on the workers of this Dask scheduler [default: config].")
 @click.pass_obj
-def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, fetch_categories, feed, force) -> None:  # noqa: ANN001
+def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, fetch_categories, feed, force, cluster) -> None:  # noqa: ANN001
     """Run every stage in order: ingest, clean, topics, then the weekly report of the latest complete
     ISO week. Stages whose inputs did not change are skipped. With --fetch, new arXiv papers of the
     categories named are fetched first (the weekly cron job).
@@ -317,7 +323,8 @@ def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, fetch_ca
         raise click.UsageError("--feed goes with --fetch CAT")
 
     def go() -> None:
-        cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict))
+        cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict),
+                         topics={"cluster": cluster} if cluster is not None else {})
         if fetch_categories:
             _fetch(obj, cfg, fetch_categories, None, None, feed)
         for stage in STAGES:

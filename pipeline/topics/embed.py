@@ -93,6 +93,9 @@ class TransformerEmbedder:
         digest = _file_hash(weights) if weights.exists() else "unknown"
         return f"{self.name}-{digest}-max{self.max_tokens}"
 
+    def __getstate__(self) -> dict:  # sent to a cluster's workers: settings only, each loads the model
+        return {**self.__dict__, "_model": None}
+
     def _load(self):  # noqa: ANN202 - (tokenizer, model), imported lazily
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -159,6 +162,7 @@ class EmbeddingCache:
         """Vectors for ``texts`` (cached ones looked up, the rest embedded and cached in chunks, so an
         interrupted run keeps what it finished); also returns how many were embedded now."""
         hashes = text_hashes(texts)
+        chunk = getattr(embedder, "chunk", chunk)  # a cluster's embedder sends larger chunks
         known = self._load()
         missing = [i for i, h in enumerate(hashes) if h not in known]
         # the same text twice is embedded once

@@ -5,6 +5,7 @@ and labels; with ``refit_keeps_placed`` placed papers move only into new or spli
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import numpy as np
 
@@ -15,21 +16,23 @@ from pipeline.topics.state import Assignment, State, unique_label, utc_now
 
 log = logging.getLogger(__name__)
 
+Place = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]  # papers, centroids, ids
+
 
 def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
         embedder: str, previous: State | None, previous_topics: dict[str, int], *,
-        titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
+        titles: list[str] | None = None, embed: Embed | None = None, place: Place | None = None) -> Assignment:
     """Cluster everything; with a previous state, align to it (refit). ``embed`` (the papers' model)
     checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
     ``fit_sample_size`` is fitted on a sample of that many papers and the rest are placed
-    (``place_rest``)."""
+    (``place_rest``, through ``place``: ``placement.nearest`` or its cluster twin)."""
     if cfg.fit_sample_size and len(texts) > cfg.fit_sample_size:
         sample = np.sort(np.random.default_rng(cfg.seed).choice(len(texts), cfg.fit_sample_size, replace=False))
         log.info("topics: fitting on a sample of %d of %d papers, then placing the rest", len(sample), len(texts))
         fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], cfg, embedder,
                      previous, previous_topics, titles=[titles[i] for i in sample] if titles is not None else None,
                      embed=embed)
-        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {})
+        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {}, place=place)
     from pipeline.topics.align import Themes, align
     from pipeline.topics.model import ThemeModel
     from pipeline.topics.placement import centroids_of
@@ -100,7 +103,7 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
 
 
 def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],
-               cfg: TopicsConfig, previous_topics: dict[str, int]) -> Assignment:
+               cfg: TopicsConfig, previous_topics: dict[str, int], *, place: Place | None = None) -> Assignment:
     """Extend a fit of the papers at rows ``sample`` to every paper: each other paper joins its
     nearest theme (cosine to the centroid) if at least ``min_similarity`` similar, then the most
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
@@ -118,7 +121,7 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
         keep = rest & np.isin(kept, state.ids)
         topics[keep] = kept[keep]
         rest &= ~keep
-    near, best = nearest(embeddings, state.centroids, state.ids)
+    near, best = (place or nearest)(embeddings, state.centroids, state.ids)
     topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share,
                                candidates=rest | (topics == -1))
     similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)

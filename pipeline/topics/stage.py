@@ -92,12 +92,23 @@ def _versions() -> dict[str, str]:
 def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embedder | None = None) -> StageResult:
     """Fit, update or refit the themes (see the module docstring)."""
     paths = cfg.paths
-    folder = paths.topic_model
     if not paths.papers.exists():
         raise TableError(f"{paths.display(paths.papers)}: not found; run the stage that writes it first (clean)")
     embedder = embedder or embed.make_embedder(cfg.topics)
+    if cfg.topics.cluster:  # connected only if something is embedded or placed
+        from pipeline.topics.distributed import Cluster, ClusterEmbedder
+
+        with Cluster(cfg.topics.cluster) as cluster:
+            return _run(cfg, force, refit, ClusterEmbedder(embedder, cluster), place=cluster.nearest)
+    return _run(cfg, force, refit, embedder)
+
+
+def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) -> StageResult:  # noqa: ANN001
+    paths = cfg.paths
+    folder = paths.topic_model
     code = code_version("pipeline.topics", "pipeline.schemas")
-    fp = fingerprint(code, {**as_dict(cfg.topics), "embedder": embedder.identity}, [paths.papers])
+    settings = {k: v for k, v in as_dict(cfg.topics).items() if k != "cluster"}  # where it runs changes nothing
+    fp = fingerprint(code, {**settings, "embedder": embedder.identity}, [paths.papers])
     outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
     restore_folder(folder)  # a run killed in the middle of swapping the model folder in
     held = State.load(folder)
@@ -144,7 +155,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
         refit = True
     if state is None or refit:
         result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
-                     titles=titles, embed=encode)
+                     titles=titles, embed=encode, place=place)
         result.state.fitted_week = newest
     else:
         result = update(embeddings, paper_ids, cfg.topics, state, previous_topics, weeks=papers[Papers.week].tolist(),
@@ -156,7 +167,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
             log.info("topics: %.1f %% of the papers wait unexplained (refit_unexplained %.1f %%); refitting",
                      100 * unexplained, 100 * cfg.topics.refit_unexplained)
             result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, State.load(folder),
-                         previous_topics, titles=titles, embed=encode)
+                         previous_topics, titles=titles, embed=encode, place=place)
             result.state.fitted_week = newest
     fit_s = time.perf_counter() - started - embed_s
 
