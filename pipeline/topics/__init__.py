@@ -6,8 +6,9 @@ papers, first week), ``topic_tree.parquet`` (themes, areas and the joins between
 ``topic_lineage.parquet`` (what each fit, refit or update did to each theme). The fitted state lives in
 ``data/models/topics/`` (replaced whole by each run): ``state.safetensors`` (theme centroids),
 ``state.json`` (labels, keywords, descriptions, areas, the tree, births), ``assignment.parquet``
-(every paper's theme: ``doc_topics`` can be recovered from it), ``bertopic/`` (the BERTopic model,
-safetensors, loadable offline with ``BERTopic.load(path, embedding_model=...)``). The run record,
+(every paper's theme: ``doc_topics`` can be recovered from it), ``bertopic/`` (the BERTopic model
+of a fit of ``bertopic_min_papers`` papers or more, safetensors, loadable offline with
+``BERTopic.load(path, embedding_model=...)``). The run record,
 ``data/runs/topics.json`` (versions, seed, model hash, config, timings), is written after everything
 else.
 

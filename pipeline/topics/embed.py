@@ -71,7 +71,7 @@ class TransformerEmbedder:
     """A sentence-transformers model (BERT-type encoder, mean pooling, unit length) from a local folder.
 
     Run through ``transformers`` and torch directly rather than the sentence-transformers package,
-    whose import alone takes about 10 s; the vectors are the same (tested to 1e-6). Texts are
+    whose import alone takes about 10 s; the vectors are the same (tested to 1e-5). Texts are
     stripped, cut to ``max_tokens`` (title first, so the title always counts; time grows about
     linearly with it) and batched longest first, so a batch pads little. ``device``: ``"auto"``
     (CUDA when available, else CPU), ``"cpu"`` or ``"cuda"``; ``threads`` (CPU) defaults to every core.
@@ -93,8 +93,16 @@ class TransformerEmbedder:
         digest = _file_hash(weights) if weights.exists() else "unknown"
         return f"{self.name}-{digest}-max{self.max_tokens}"
 
-    def __getstate__(self) -> dict:  # sent to a cluster's workers: settings only, each loads the model
-        return {**self.__dict__, "_model": None}
+    def __getstate__(self) -> dict:
+        """Settings only, for a cluster's workers: each loads the model itself, from its own
+        installation of the model package when the default model is used."""
+        default = self.model_path == minilm_path()
+        return {**self.__dict__, "_model": None, "model_path": None if default else self.model_path}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.model_path is None:
+            self.model_path = minilm_path()
 
     def _load(self):  # noqa: ANN202 - (tokenizer, model), imported lazily
         if self._model is None:

@@ -54,12 +54,23 @@ def _cache_compiled(prefixes: tuple[str, ...]) -> None:
 
     from numba.core.registry import CPUDispatcher
 
+    found: dict[object, list] = {}
     for name, module in list(sys.modules.items()):
         if not name.startswith(prefixes) or module is None:
             continue
         for value in list(vars(module).values()):
             if isinstance(value, CPUDispatcher) and type(value._cache).__name__ == "NullCache":
-                value.enable_caching()
+                found.setdefault(value.py_func, []).append(value)
+    for twins in found.values():
+        # numba's cache key does not include the jit options: of a function jitted both serial and
+        # parallel (UMAP's epoch), only the serial one is cached, so the two never share machine code
+        if len({id(d) for d in twins}) > 1:
+            twins = [d for d in twins if not d.targetoptions.get("parallel")][:1]
+        for dispatcher in twins[:1]:
+            try:
+                dispatcher.enable_caching()
+            except RuntimeError:  # no writable place for a cache: compile in every process, as before
+                return
 
 
 @cache

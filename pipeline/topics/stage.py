@@ -107,7 +107,8 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
     paths = cfg.paths
     folder = paths.topic_model
     code = code_version("pipeline.topics", "pipeline.schemas")
-    settings = {k: v for k, v in as_dict(cfg.topics).items() if k != "cluster"}  # where it runs changes nothing
+    # where it runs changes nothing: the cluster's workers and any device use the same model
+    settings = {k: v for k, v in as_dict(cfg.topics).items() if k not in ("cluster", "device")}
     fp = fingerprint(code, {**settings, "embedder": embedder.identity}, [paths.papers])
     outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
     restore_folder(folder)  # a run killed in the middle of swapping the model folder in

@@ -144,7 +144,7 @@ def ctfidf_words(docs: list[str], topics: np.ndarray, cfg: TopicsConfig, top: in
     """c-TF-IDF terms per theme computed directly, the way the BERTopic path computes them: one
     document per theme (outliers one more), the candidate terms of ``candidate_terms`` less those in
     more than ``max_df`` of the themes, then ``class_tfidf``. Used for corpora fitted without BERTopic
-    (under ``umap_min_papers``), so ``import bertopic`` is never needed there."""
+    (under ``bertopic_min_papers``), so ``import bertopic`` is never needed there."""
     classes = sorted(set(topics.tolist()))
     ids = [t for t in classes if t != -1]
     joined = [" ".join(d for d, k in zip(docs, topics.tolist()) if k == t) for t in classes]

@@ -72,3 +72,11 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
 
     with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         Cluster("tcp://127.0.0.1:9").client  # noqa: B018
+
+
+def test_a_worker_with_another_model_refuses_to_embed(hash_embedder):
+    from pipeline.topics.distributed import ClusterError, _encode
+
+    assert _encode(hash_embedder, ["a text"], hash_embedder.identity).shape == (1, 64)
+    with pytest.raises(ClusterError, match="is not the client's"):
+        _encode(hash_embedder, ["a text"], "all-MiniLM-L6-v2-0123456789ab-max128")

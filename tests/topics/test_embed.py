@@ -80,3 +80,13 @@ def test_auto_device_falls_back_to_the_cpu_without_a_gpu(monkeypatch):
     assert embedder.encode(["one text"]).shape == (1, 384) and embedder.device_ == "cpu"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert pick_device("auto") == "cuda"
+
+
+def test_a_pickled_embedder_finds_the_model_in_its_own_installation():
+    import pickle
+
+    embedder = TransformerEmbedder(max_tokens=64)
+    state = embedder.__getstate__()
+    assert state["model_path"] is None and state["_model"] is None  # resolved again where it is unpickled
+    copy = pickle.loads(pickle.dumps(embedder))
+    assert copy.model_path == embedder.model_path and copy.identity == embedder.identity

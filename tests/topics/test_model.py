@@ -171,3 +171,15 @@ def test_consolidation_never_merges_a_theme_into_itself_nor_dissolves_the_last_o
     model.max_theme_size_, model.merged_ = 8, []
     core = model._consolidate()  # no room: theme 0 dissolves, theme 1 is the last one and stays
     assert core.tolist() == [-1] * 5 + [1] * 5 and model.merged_ == [(0, -1)]
+
+
+def test_numba_caching_never_shares_code_between_a_serial_and_a_parallel_twin():
+    from umap import layouts
+
+    from pipeline.topics.model import _umap_class
+
+    _umap_class()
+    serial = layouts._nb_optimize_layout_euclidean_single_epoch
+    parallel = layouts._nb_optimize_layout_euclidean_single_epoch_parallel
+    assert serial.py_func is parallel.py_func and parallel.targetoptions.get("parallel")
+    assert type(parallel._cache).__name__ == "NullCache"

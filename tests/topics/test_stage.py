@@ -340,7 +340,15 @@ def test_a_corpus_above_the_sample_bound_is_fitted_on_a_sample_and_every_paper_p
     assert len(papers) > 60 and set(doc_topics.index) == set(papers["paper_id"])
     assert (doc_topics["topic"] == -1).mean() <= 0.05 and result.counts["unassigned"] <= 0.05 * len(papers)
     assert set(doc_topics["topic"]) - {-1} == set(info.index) and info["size"].sum() == (doc_topics["topic"] >= 0).sum()
-    # the same seed draws the same sample: a second fit gives the same tables
-    again = topics.run(sampled, refit=True, embedder=hash_embedder)
-    assert again.stage == "topics (refit)"
+    # the same seed draws the same sample: a second fit from scratch gives the same tables
+    import shutil
+
+    shutil.rmtree(sampled.paths.models / "topics")
+    again = topics.run(sampled, embedder=hash_embedder)
+    assert again.stage == "topics (fit)"
     assert tables(sampled)[0]["topic"].to_dict() == doc_topics["topic"].to_dict()
+    # another seed draws another sample
+    other = dataclasses.replace(sampled, topics=dataclasses.replace(sampled.topics, seed=7))
+    shutil.rmtree(sampled.paths.models / "topics")
+    topics.run(other, embedder=hash_embedder)
+    assert tables(other)[0]["topic"].to_dict() != doc_topics["topic"].to_dict()
