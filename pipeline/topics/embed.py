@@ -191,7 +191,7 @@ def make_embedder(cfg: TopicsConfig) -> Embedder:
     if cfg.embedder != "minilm":
         raise ValueError(f"unknown embedder {cfg.embedder!r}; available: minilm")
     return TransformerEmbedder(batch_size=cfg.batch_size, max_tokens=cfg.max_tokens, threads=cfg.threads,
-                                       device=cfg.device)
+                               device=cfg.device)
 
 
 def paper_texts(papers: pd.DataFrame) -> list[str]:

@@ -109,7 +109,7 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
     outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
     theme persists. The areas and label support are those of the sample."""
-    from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
+    from pipeline.topics.placement import nearest
 
     state = fitted.state
     topics = np.full(len(embeddings), -1, dtype=int)
@@ -121,11 +121,20 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
         keep = rest & np.isin(kept, state.ids)
         topics[keep] = kept[keep]
         rest &= ~keep
-    near, best = (place or nearest)(embeddings, state.centroids, state.ids)
-    topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share,
-                               candidates=rest | (topics == -1))
-    similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
+    topics, similarity = _join_nearest(state, topics, embeddings, cfg, rest | (topics == -1), place or nearest)
     return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic)
+
+
+def _join_nearest(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
+                  candidates: np.ndarray, place: Place) -> tuple[np.ndarray, np.ndarray]:
+    """``candidates`` that are unassigned join their nearest theme of ``state`` under the outlier
+    rules (``placement.reassign_outliers``); returns the assignment and each paper's similarity to
+    its theme (to the nearest one where it stays unassigned)."""
+    from pipeline.topics.placement import reassign_outliers, similarity_to_own
+
+    near, best = place(embeddings, state.centroids, state.ids)
+    topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
+    return topics, similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
 
 
 def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,
@@ -197,7 +206,7 @@ def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: Top
               candidates: np.ndarray, changed: set[int]) -> np.ndarray:
     """Centroids of the ``changed`` themes from ``topics`` (changed in place: ``candidates``, papers
     of dropped themes, join their nearest theme as outliers do); returns each paper's similarity."""
-    from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
+    from pipeline.topics.placement import nearest
     from pipeline.topics.placement import unit as _unit
 
     state.centroids = state.centroids.copy()
@@ -205,9 +214,8 @@ def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: Top
         members = topics == t
         if members.any() and t in changed:  # a theme the refit's clustering gave other papers
             state.centroids[j] = _unit(embeddings[members].mean(axis=0, keepdims=True))[0]
-    near, best = nearest(embeddings, state.centroids, state.ids)
-    topics[:] = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
-    return similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
+    topics[:], similarity = _join_nearest(state, topics, embeddings, cfg, candidates, nearest)
+    return similarity
 
 
 def _described(label: str, description: str) -> str:

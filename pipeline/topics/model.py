@@ -167,14 +167,14 @@ class ThemeModel:
     def _umap(self, n: int):  # noqa: ANN202 - umap is imported lazily
         # Embeddings are unit vectors, so euclidean distance ranks neighbours exactly as cosine does.
         return _umap_class()(
-            n_neighbors=min(scaled(n, self.cfg).n_neighbors, n - 1), n_components=self.cfg.n_components,
+            n_neighbors=min(self.sizes_.n_neighbors, n - 1), n_components=self.cfg.n_components,
             min_dist=0.0, metric="euclidean", random_state=self.cfg.seed, low_memory=False,
         )
 
     def _hdbscan(self, n: int):  # noqa: ANN202 - hdbscan is imported lazily
         from hdbscan import HDBSCAN
 
-        sizes = scaled(n, self.cfg)
+        sizes = self.sizes_
         return HDBSCAN(
             min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
             cluster_selection_method="eom", prediction_data=False, core_dist_n_jobs=1,
