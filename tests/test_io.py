@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
@@ -124,3 +126,54 @@ def test_a_folder_swap_killed_half_way_leaves_the_old_folder_to_be_put_back(tmp_
         (tmp / "state.json").write_text("new")
     assert (folder / "state.json").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["topics"]
+
+
+def _figures() -> dict:
+    from matplotlib.figure import Figure
+
+    figures = {}
+    for k in range(3):
+        fig = Figure(figsize=(3, 2), layout="constrained")
+        ax = fig.add_subplot()
+        ax.plot(range(10), [(i * (k + 2)) % 7 for i in range(10)])
+        ax.set_title(f"figure {k} <&>")
+        figures[f"f{k}"] = fig
+    return figures
+
+
+def test_figures_drawn_by_forked_processes_are_the_ones_drawn_here(tmp_path, monkeypatch):
+    from pipeline.io import files
+
+    parallel = files.write_figures(_figures(), tmp_path / "parallel")
+    monkeypatch.setattr(files, "_cores", lambda: 1)  # one core: drawn here, one by one
+    serial = files.write_figures(_figures(), tmp_path / "serial")
+    assert list(parallel) == ["f0", "f1", "f2"] and parallel == serial
+    assert parallel["f0"] != parallel["f1"] and parallel["f0"].startswith(b"\x89PNG")
+    for name in ("f0", "f1", "f2"):
+        assert (tmp_path / "parallel" / f"{name}.png").read_bytes() == parallel[name]
+        # an SVG's clip-path ids hash objects' identities, which differ from one drawing to the next
+        svg = [re.sub(r"\b[pm][0-9a-f]{10}\b", "ID", (tmp_path / side / f"{name}.svg").read_text())
+               for side in ("parallel", "serial")]
+        assert svg[0] == svg[1] and "<dc:date>" not in svg[0]
+    assert "figure 1 &lt;&amp;&gt;" in (tmp_path / "parallel" / "f1.svg").read_text()  # text stays text
+    assert not [p for p in (tmp_path / "parallel").iterdir() if p.suffix not in (".png", ".svg")]
+
+
+def test_figures_are_drawn_here_when_the_drawing_processes_die(tmp_path, monkeypatch):
+    import os
+
+    from pipeline.io import files
+
+    pid = os.getpid()
+    draw = files._figure_bytes
+
+    def dies_in_a_child(fig, fmt):
+        if os.getpid() != pid:
+            os._exit(1)
+        return draw(fig, fmt)
+
+    monkeypatch.setattr(files, "_figure_bytes", dies_in_a_child)
+    monkeypatch.setattr(files, "_cores", lambda: 2)
+    pngs = files.write_figures(_figures(), tmp_path)
+    assert sorted(pngs) == ["f0", "f1", "f2"] and all(p.startswith(b"\x89PNG") for p in pngs.values())
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"f{k}.{x}" for k in range(3) for x in ("png", "svg"))

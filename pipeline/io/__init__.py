@@ -13,7 +13,7 @@ from pipeline.io.files import (
     read_json,
     read_shard,
     write_arrays,
-    write_figure,
+    write_figures,
     write_json,
     write_shard,
     write_text,
@@ -30,5 +30,5 @@ from pipeline.io.tables import (
 
 __all__ = ["FINGERPRINT_KEY", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_arrays",
            "read_bytes", "read_fingerprint", "read_json", "read_shard", "read_table", "restore_folder",
-           "write_arrays", "write_batches", "write_figure", "write_frame", "write_json", "write_new_file",
+           "write_arrays", "write_batches", "write_figures", "write_frame", "write_json", "write_new_file",
            "write_shard", "write_table", "write_text"]

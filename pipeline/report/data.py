@@ -27,13 +27,13 @@ class Corpus:
 def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame, lineage: pd.DataFrame | None = None,
          forming: list[dict] | None = None) -> Corpus:
     assigned = doc_topics.set_index(DocTopics.paper_id)
-    from pipeline.report.render import safe_url
+    from pipeline.report.render import safe_urls
 
     out = papers.assign(
         topic=papers[Papers.paper_id].map(assigned[DocTopics.topic]).fillna(-1).astype(int),
         probability=papers[Papers.paper_id].map(assigned[DocTopics.probability]).astype(float),
         # the only column that becomes a link in a report: unsafe targets are dropped here, once
-        **{Papers.url: papers[Papers.url].map(safe_url)},
+        **{Papers.url: safe_urls(papers[Papers.url])},
     )
     return Corpus(out, info.set_index(TopicInfo.topic), lineage if lineage is not None else pd.DataFrame(),
                   list(forming or []))

@@ -23,7 +23,7 @@ import pandas as pd
 
 from pipeline.report.mapplot import region
 from pipeline.report.plots import GREY, theme_color
-from pipeline.report.render import safe_url
+from pipeline.report.render import safe_urls
 from pipeline.schemas import Papers
 
 AREA_COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
@@ -89,7 +89,7 @@ def map_data(papers: pd.DataFrame, xy: np.ndarray, topics: np.ndarray, labels: d
         "title_of": papers[Papers.title].tolist(),
         "authors": [_authors(a) for a in papers[Papers.authors]],
         # links are checked when the corpus is joined, and again here: only arXiv and DOI pages open
-        "url": [safe_url(u) for u in papers[Papers.url]],
+        "url": safe_urls(papers[Papers.url]).tolist(),
     }
 
 

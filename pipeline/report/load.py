@@ -17,7 +17,9 @@ def require_tables(paths: Paths) -> None:
             raise TableError(f"{paths.display(path)}: not found; run the stage that writes it first ({stage})")
 
 
-def load_corpus(cfg: Config) -> data.Corpus:
+def load_corpus(cfg: Config, columns: list[str] | None = None) -> data.Corpus:
+    """Papers joined with their themes, and the themes, lineage and forming groups; ``columns``: the
+    paper columns to read (default all; a report that needs few reads faster without the abstracts)."""
     paths = cfg.paths
     require_tables(paths)
     try:
@@ -31,7 +33,9 @@ def load_corpus(cfg: Config) -> data.Corpus:
         lineage = read_lineage(paths.topic_lineage)
     except TableError:  # damaged: no births to show
         lineage = None
-    return data.join(read_table(paths.papers, Papers), read_table(paths.doc_topics, DocTopics), info, lineage,
+    if columns is not None:
+        columns = list(dict.fromkeys([Papers.paper_id, Papers.url, *columns]))  # the join needs these two
+    return data.join(read_table(paths.papers, Papers, columns=columns), read_table(paths.doc_topics, DocTopics), info, lineage,
                      fitted.forming(paths))
 
 

@@ -149,7 +149,8 @@ def heatmap(matrix: pd.DataFrame, labels: dict[int, str], *, title: str, note: s
     for (i, j), v in np.ndenumerate(matrix.to_numpy()):
         if v:
             shade = v > matrix.to_numpy().max() * 0.6
-            ax.text(j, i, str(int(v)), ha="center", va="center", fontsize=7, color="white" if shade else "#333333")
+            ax.text(j, i, str(int(v)), ha="center", va="center", fontsize=7, color="white" if shade else "#333333",
+                    in_layout=False)
     ax.set_title(title, loc="left", fontsize=11)
     fig.colorbar(image, ax=ax, shrink=0.6, label="papers")
     fig.text(0.01, -0.01, note, fontsize=7.5, color="#666666", ha="left", va="top")

@@ -14,18 +14,11 @@ from pipeline.config import Config, as_dict
 from pipeline.io import TableError, atomic_folder, read_table, write_text
 from pipeline.report import data, plots
 from pipeline.report.load import load_corpus, load_embeddings, require_tables
-from pipeline.report.render import render, save_figure
+from pipeline.report.render import render, save_figures
 from pipeline.schemas import Papers
 from pipeline.stage import StageResult, Step, code_version, fingerprint
 
 log = logging.getLogger("pipeline.report")  # the stage's one logger
-
-
-def _save_all(figures: dict, folder: Path) -> dict:
-    saved = {}
-    for name, (fig, caption) in figures.items():
-        saved[name] = save_figure(fig, folder / "figures", name, caption)
-    return saved
 
 
 def _step(cfg: Config, name: str, record: str, folder: Path, files: list[str], options: dict) -> Step:
@@ -67,7 +60,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``; skipped
     when the same report of the same tables is already written, unless ``force``."""
-    from pipeline.report.weekly import STATUS_TEXT, build_week, opening, to_markdown
+    from pipeline.report.weekly import COLUMNS, STATUS_TEXT, build_week, opening, to_markdown
 
     start = time.perf_counter()
     require_tables(cfg.paths)
@@ -87,16 +80,17 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
                  {"week": label, "level": level, "primary_only": primary_only})
     if (skipped := step.skipped(force)) is not None:
         return skipped
-    corpus = load_corpus(cfg)
+    corpus = load_corpus(cfg, COLUMNS)
     report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level)
     with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
-        figures = _save_all(report.figures, folder)
+        figures = save_figures(report.figures, folder / "figures")
         papers = report.papers.sort_values(Papers.title)
+        links = papers[[Papers.title, Papers.url]].rename(columns={Papers.title: "title", Papers.url: "url"}).fillna("")
+        by_theme = {int(t): rows for t, rows in links.groupby(papers["topic"], sort=False)}
         html = render(
             "weekly.html.j2", r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
             opening=opening(report),
-            papers_of=lambda t: papers[papers["topic"] == t][[Papers.title, Papers.url]].rename(
-                columns={Papers.title: "title", Papers.url: "url"}).fillna(""),
+            papers_of=lambda t: by_theme.get(int(t), links.iloc[:0]),
             unassigned=papers[papers["topic"] == -1],
             generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         )
@@ -140,7 +134,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     embeddings, centroids = load_embeddings(cfg, corpus)
     result = build_survey(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
     with atomic_folder(final) as folder:
-        figures = _save_all(result.figures, folder)
+        figures = save_figures(result.figures, folder / "figures")
         titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
         html = render("survey.html.j2", s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
                       generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))

@@ -26,6 +26,9 @@ from pipeline.report.data import (
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
 from pipeline.schemas import Papers, TopicInfo
 
+# the paper columns the weekly report reads (load_corpus(cfg, COLUMNS)): no abstracts
+COLUMNS = [Papers.paper_id, Papers.title, Papers.url, Papers.categories, Papers.primary_category, Papers.published,
+           Papers.week, Papers.week_start]
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
 
 

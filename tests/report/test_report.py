@@ -205,6 +205,17 @@ def test_only_arxiv_links_become_links_and_markup_from_the_data_is_escaped_every
                 'https://arxiv.org/abs/1" onmouseover="x', None, 3):
         assert safe_url(bad) is None, bad
 
+    # the column-wise check the reports use agrees with it value by value, None included
+    from pipeline.report.render import safe_urls
+
+    urls = ["https://arxiv.org/abs/2506.01234", "HTTPS://Export.ArXiv.org/abs/1", "https://doi.org/10.1145/(x)",
+            "https://arxiv.org/abs/1\n", " https://arxiv.org/abs/1 ", "https://arxiv.org@evil.example/x",
+            "https://evil.example@arxiv.org/x", "https://arxiv.org:443/abs/1", "https://arxiv.org", "javascript:x",
+            'https://arxiv.org/abs/1" onmouseover="x', None, 3, float("nan")]
+    checked = safe_urls(pd.Series(urls, index=range(10, 10 + len(urls)), dtype=object))
+    assert list(checked.index) == list(range(10, 10 + len(urls)))
+    assert [(type(u), u) for u in checked] == [(type(safe_url(u)), safe_url(u)) for u in urls]
+
     papers = read_table(themed.paths.papers, Papers)
     doc = read_table(themed.paths.doc_topics, DocTopics)
     target = papers[papers[Papers.week] == "2026-W24"].index[0]
