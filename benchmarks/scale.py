@@ -12,7 +12,12 @@ It also measures embedding throughput (papers per second, title + abstract, the 
 on ``--embed`` papers of the 2025 daily corpus and projects the Kaggle arXiv snapshot (2.7 M papers):
 embedding at that rate plus fit and place at the measured per-paper cost of the largest size.
 
-    python benchmarks/scale.py [--sizes 200000,1000000] [--embed 1000]
+It also measures the embedding cache (``--cache``, default 1,000,000 vectors of 384 dimensions,
+written by the topics stage's chunks of 2,048): looking all of them up again in a fresh process,
+wall time and peak RSS against the size of the result. The shards are memory-mapped, so the peak
+should be the result plus the hash index, not twice the vectors.
+
+    python benchmarks/scale.py [--sizes 200000,1000000] [--embed 1000] [--cache 1000000]
 
 Results: benchmarks/results/scale.json.
 """
@@ -81,11 +86,34 @@ embedder.encode(texts)
 print(json.dumps({"papers": len(texts), "papers_per_s": round(len(texts) / (time.perf_counter() - started), 1)}))
 """
 
+CACHE = r"""
+import json, resource, sys, time
+from pathlib import Path
+import numpy as np
+from pipeline.topics.embed import EmbeddingCache
+
+class Synthetic:
+    identity = "synthetic-384"
+    def encode(self, texts):
+        rng = np.random.default_rng(len(texts))
+        v = rng.normal(size=(len(texts), 384)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+folder, n, mode = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+texts = [f"paper {i}" for i in range(n)]
+started = time.perf_counter()
+vectors, embedded = EmbeddingCache(folder, Synthetic.identity).embed(texts, Synthetic())
+print(json.dumps({"mode": mode, "vectors": n, "embedded_now": embedded, "seconds": round(time.perf_counter() - started, 1),
+                  "result_mib": round(vectors.nbytes / 2**20),
+                  "shards": len(list((folder / Synthetic.identity).glob("shard-*.hashes.npy")))}))
+"""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="200000,1000000")
     parser.add_argument("--embed", type=int, default=1000, help="papers to measure embedding throughput on (0: skip)")
+    parser.add_argument("--cache", type=int, default=1_000_000, help="vectors for the embedding-cache lookup (0: skip)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-topics"))
     args = parser.parse_args()
     results: dict = {"sizes": []}
@@ -108,6 +136,21 @@ def main() -> None:
                 "note": "fit on the same sample; placement grows linearly, so per-paper cost of the largest size overstates it",
             }
             print(json.dumps(results["kaggle_projection"]), flush=True)
+    if args.cache:
+        import shutil
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="pt-cache-", dir=args.work if args.work.is_dir() else None))
+        try:
+            _, write_rss, written = run_child(CACHE, str(folder), str(args.cache), "write")
+            wall, rss, read = run_child(CACHE, str(folder), str(args.cache), "lookup")
+            _, empty_rss, _ = run_child(CACHE, str(folder), "0", "baseline")  # the interpreter and imports
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        results["cache"] = {**read, "write_s": written["seconds"], "shards": written["shards"], "wall_s": round(wall, 1),
+                            "peak_rss_mib": round(rss), "baseline_rss_mib": round(empty_rss),
+                            "peak_over_result": round((rss - empty_rss) / max(read["result_mib"], 1), 2)}
+        print(json.dumps(results["cache"]), flush=True)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 from pipeline.io.atomic import atomic_folder, atomic_path, link_tree, restore_folder, write_new_file
 from pipeline.io.files import (
     list_files,
+    read_array,
     read_arrays,
     read_bytes,
     read_json,
     read_shard,
+    write_array,
     write_arrays,
     write_figures,
     write_json,
-    write_shard,
     write_text,
 )
 from pipeline.io.tables import (
@@ -28,7 +29,7 @@ from pipeline.io.tables import (
     write_table,
 )
 
-__all__ = ["FINGERPRINT_KEY", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_arrays",
-           "read_bytes", "read_fingerprint", "read_json", "read_shard", "read_table", "restore_folder",
-           "write_arrays", "write_batches", "write_figures", "write_frame", "write_json", "write_new_file",
-           "write_shard", "write_table", "write_text"]
+__all__ = ["FINGERPRINT_KEY", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_array",
+           "read_arrays", "read_bytes", "read_fingerprint", "read_json", "read_shard", "read_table",
+           "restore_folder", "write_array", "write_arrays", "write_batches", "write_figures", "write_frame",
+           "write_json", "write_new_file", "write_table", "write_text"]

@@ -53,15 +53,23 @@ def read_arrays(path: Path) -> dict:
     return load_file(str(path))
 
 
-def write_shard(path: Path, **arrays: object) -> None:
-    """Named arrays in an ``.npz`` file (no pickle), atomically: one shard of an append-only store."""
+def write_array(path: Path, array: object) -> None:
+    """One numpy array in an ``.npy`` file (no pickle), atomically; ``read_array`` can map it."""
     import numpy as np
 
     with atomic_path(path) as tmp, tmp.open("wb") as fh:
-        np.savez(fh, **arrays)
+        np.save(fh, array, allow_pickle=False)
+
+
+def read_array(path: Path, *, mapped: bool = False):  # noqa: ANN201 - numpy array or read-only memmap
+    """An ``.npy`` array, read whole or (``mapped``) memory-mapped: pages are read as rows are used."""
+    import numpy as np
+
+    return np.load(path, mmap_mode="r" if mapped else None, allow_pickle=False)
 
 
 def read_shard(path: Path) -> dict:
+    """Named arrays of an ``.npz`` file (no pickle): the embedding cache's shards before ``.npy`` pairs."""
     import numpy as np
 
     with np.load(path, allow_pickle=False) as data:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from pipeline.io import list_files, read_shard, write_shard
+from pipeline.io import list_files, read_array, read_shard, write_array
 from pipeline.schemas import Papers
 from pipeline.stage import progress
 
@@ -144,47 +144,101 @@ def text_hashes(texts: Iterable[str]) -> np.ndarray:
 
 
 class EmbeddingCache:
-    """Vectors by text hash for one embedder identity, stored as append-only shards."""
+    """Vectors by text hash for one embedder identity, in append-only shards.
+
+    A shard is a pair of ``.npy`` files, ``shard-NNNNNN.vectors.npy`` written first and
+    ``shard-NNNNNN.hashes.npy``, whose presence completes it. Only the hashes are read whole (20 bytes a
+    text); the vectors are memory-mapped and only the rows asked for are copied, straight into the
+    result, so a corpus's vectors sit in memory once however large the cache. Shards written as
+    ``.npz`` by earlier versions are read as they are.
+    """
 
     def __init__(self, folder: Path, identity: str) -> None:
         self.folder = folder / identity.replace("/", "_")
-        self._vectors: dict[str, np.ndarray] | None = None
+        self._shards: list[tuple[np.ndarray, np.ndarray | Path]] | None = None  # (hashes, vectors or their file)
+        self._index: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # sorted hashes, their shard and row
 
-    def _load(self) -> dict[str, np.ndarray]:
-        if self._vectors is None:
-            self._vectors = {}
-            for shard in list_files(self.folder, "shard-*.npz"):
-                data = read_shard(shard)
-                self._vectors.update(zip(data["hashes"].tolist(), data["vectors"]))
-        return self._vectors
+    def _open(self) -> list[tuple[np.ndarray, np.ndarray | Path]]:
+        if self._shards is None:
+            self._shards = []
+            for path in list_files(self.folder, "shard-*.npz"):
+                data = read_shard(path)
+                self._shards.append((data["hashes"].astype("S20"), data["vectors"]))
+            for path in list_files(self.folder, "shard-*.hashes.npy"):
+                self._shards.append((read_array(path), path.with_name(path.name.replace(".hashes.", ".vectors."))))
+        return self._shards
+
+    def _lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(shard, row) of each hash in ``keys``; shard -1 where the cache has none."""
+        shards = self._open()
+        if self._index is None:
+            hashes = np.concatenate([h for h, _ in shards]) if shards else np.zeros(0, "S20")
+            order = np.argsort(hashes, kind="stable")
+            shard_of = np.concatenate([np.full(len(h), k) for k, (h, _) in enumerate(shards)]) if shards else np.zeros(0, int)
+            row_of = np.concatenate([np.arange(len(h)) for h, _ in shards]) if shards else np.zeros(0, int)
+            self._index = (hashes[order], shard_of[order], row_of[order])
+        sorted_keys, shard_of, row_of = self._index
+        if not len(sorted_keys):
+            return np.full(len(keys), -1), np.zeros(len(keys), int)
+        at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+        hit = sorted_keys[at] == keys
+        return np.where(hit, shard_of[at], -1), np.where(hit, row_of[at], 0)
 
     def __len__(self) -> int:
-        return len(self._load())
+        return len(np.unique(np.concatenate([h for h, _ in self._open()]))) if self._open() else 0
 
     def _add(self, hashes: np.ndarray, vectors: np.ndarray) -> None:
-        number = len(list_files(self.folder, "shard-*.npz"))
-        write_shard(self.folder / f"shard-{number:06d}.npz", hashes=hashes, vectors=vectors.astype(np.float32))
-        self._load().update(zip(hashes.tolist(), vectors))
+        shards = self._open()
+        names = list_files(self.folder, "shard-*.npz") + list_files(self.folder, "shard-*.hashes.npy")
+        number = max((int(p.name.split(".")[0].removeprefix("shard-")) for p in names), default=-1) + 1
+        path = self.folder / f"shard-{number:06d}.vectors.npy"
+        write_array(path, vectors.astype(np.float32, copy=False))
+        write_array(self.folder / f"shard-{number:06d}.hashes.npy", hashes)  # the shard is complete
+        shards.append((hashes, path))
+        self._index = None
 
     def embed(self, texts: Sequence[str], embedder: Embedder, *, chunk: int = 2048) -> tuple[np.ndarray, int]:
         """Vectors for ``texts`` (cached ones looked up, the rest embedded and cached in chunks, so an
-        interrupted run keeps what it finished); also returns how many were embedded now."""
-        hashes = text_hashes(texts)
+        interrupted run keeps what it finished); also returns how many were embedded now. The same
+        text twice is embedded once. Each vector is written once into the result, the only copy."""
+        keys = text_hashes(texts).astype("S20")
         chunk = getattr(embedder, "chunk", chunk)  # a cluster's embedder sends larger chunks
-        known = self._load()
-        missing = [i for i, h in enumerate(hashes) if h not in known]
-        # the same text twice is embedded once
-        todo = list(dict.fromkeys(hashes[i] for i in missing))
-        first_index = {h: i for i, h in reversed(list(enumerate(hashes)))}
+        shard_of, row_of = self._lookup(keys)
+        out: np.ndarray | None = None
+
+        def fill(rows: np.ndarray, vectors: np.ndarray) -> None:
+            nonlocal out
+            if out is None:
+                out = np.empty((len(keys), vectors.shape[1]), dtype=np.float32)
+            out[rows] = vectors
+
+        shards = self._open()
+        for k in np.unique(shard_of[shard_of >= 0]):
+            rows = np.flatnonzero(shard_of == k)
+            _, vectors = shards[k]
+            source = read_array(vectors, mapped=True) if isinstance(vectors, Path) else vectors
+            fill(rows, source[row_of[rows]])
+            del source  # a mapped shard is let go before the next
+        missing = np.flatnonzero(shard_of < 0)
+        # distinct missing texts in order of first appearance, and for each missing row which of them it is
+        unique, first, which = np.unique(keys[missing], return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        todo = unique[order]
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        item = rank[which.reshape(-1)]
+        by_item = np.argsort(item, kind="stable")
         starts = range(0, len(todo), chunk)
         for start in progress(starts, total=len(starts), desc="embed", unit="chunk"):
             batch = todo[start : start + chunk]
-            vectors = embedder.encode([texts[first_index[h]] for h in batch])
-            self._add(np.array(batch, dtype="<U20"), vectors)
-        if todo:
-            log.info("embedded %d new text(s) with %s (%d cached)", len(todo), embedder.identity, len(hashes) - len(missing))
-        matrix = np.stack([known[h] for h in hashes]) if len(hashes) else np.zeros((0, 0), np.float32)
-        return matrix.astype(np.float32, copy=False), len(todo)
+            vectors = embedder.encode([texts[missing[first[order[j]]]] for j in range(start, start + len(batch))])
+            self._add(batch, vectors)
+            lo, hi = np.searchsorted(item[by_item], [start, start + len(batch)])
+            rows = by_item[lo:hi]
+            fill(missing[rows], vectors[item[rows] - start])
+        if len(todo):
+            log.info("embedded %d new text(s) with %s (%d cached)", len(todo), embedder.identity, len(keys) - len(missing))
+        return (out if out is not None else np.zeros((0, 0), np.float32)), len(todo)
 
 
 def make_embedder(cfg: TopicsConfig) -> Embedder:

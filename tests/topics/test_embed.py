@@ -43,6 +43,52 @@ def test_interrupted_embedding_keeps_finished_chunks(tmp_path, hash_embedder):
     assert embedded == 6
 
 
+def test_chunks_and_repeats_put_every_vector_in_its_row(tmp_path, hash_embedder):
+    texts = [f"paper {i % 7} about topic {i % 3}" for i in range(40)]  # 7 distinct texts, in a shuffled order
+    texts = [texts[i] for i in np.random.default_rng(1).permutation(40)]
+    cache = EmbeddingCache(tmp_path, hash_embedder.identity)
+    head, embedded = cache.embed(texts[:20], hash_embedder, chunk=3)
+    assert embedded == len(set(texts[:20]))
+    vectors, embedded = cache.embed(texts, hash_embedder, chunk=3)
+    assert embedded == len(set(texts)) - len(set(texts[:20]))
+    np.testing.assert_allclose(vectors, hash_embedder.encode(texts), atol=1e-6)
+    np.testing.assert_array_equal(vectors[:20], head)
+    # every text was embedded once, in order of first appearance
+    assert hash_embedder.texts[: len(set(texts))] == list(dict.fromkeys(texts[:20])) + [
+        t for t in dict.fromkeys(texts) if t not in set(texts[:20])]
+
+
+def test_shards_of_earlier_versions_are_read(tmp_path, hash_embedder):
+    texts = ["older shard text", "another older text"]
+    folder = tmp_path / hash_embedder.identity
+    folder.mkdir()
+    np.savez(folder / "shard-000000.npz", hashes=text_hashes(texts), vectors=hash_embedder.encode(texts))
+    vectors, embedded = EmbeddingCache(tmp_path, hash_embedder.identity).embed(texts + ["new text"], hash_embedder)
+    assert embedded == 1 and sorted(p.name for p in folder.iterdir()) == [
+        "shard-000000.npz", "shard-000001.hashes.npy", "shard-000001.vectors.npy"]
+    np.testing.assert_allclose(vectors, hash_embedder.encode(texts + ["new text"]), atol=1e-6)
+
+
+def test_cached_vectors_sit_in_memory_once(tmp_path):
+    """Looking up a corpus copies each vector once, into the result: the shards are mapped, not read."""
+    import tracemalloc
+
+    class Wide:
+        identity = "wide"
+
+        def encode(self, texts):  # noqa: ANN001, ANN202
+            return np.random.default_rng(len(texts)).normal(size=(len(texts), 384)).astype(np.float32)
+
+    texts = [f"text {i}" for i in range(20_000)]
+    first, _ = EmbeddingCache(tmp_path, "wide").embed(texts, Wide(), chunk=4096)
+    tracemalloc.start()
+    again, embedded = EmbeddingCache(tmp_path, "wide").embed(texts, Wide())
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert embedded == 0 and np.array_equal(again, first)
+    assert peak < 1.3 * again.nbytes, f"peak {peak / 1e6:.1f} MB for a {again.nbytes / 1e6:.1f} MB result"
+
+
 def test_text_hash_is_stable():
     assert text_hashes(["abc"])[0] == "a9993e364706816aba3e"
 
