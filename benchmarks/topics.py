@@ -7,11 +7,13 @@ Phases (each measurement runs in a fresh process; medians over --repeat runs):
   scored by ``pipeline.topics.metrics`` (outliers, NPMI, diversity, NMI/ARI vs primary category),
   plus stability (ARI between two seeds, ``paper-trends evaluate``), whether the same seed gives
   identical tables, and a re-run with nothing new.
+- ``small``: the ~100 sample papers of data/raw in fresh projects: ``topics`` cold, a refit with
+  every vector cached, ``run`` with nothing new (at least 3 repeats).
 - ``tokens``: what ``max_tokens`` does to embedding speed and clustering quality (64/128/256).
 - ``incremental``: a cold run on ~20k papers (the earliest weeks), then the next week added.
 - ``scale``: the whole corpus (~40k papers) cold: wall time and peak RSS.
 
-    python benchmarks/topics.py --phases quality,tokens,incremental,scale [--sample 4000] [--repeat 2]
+    python benchmarks/topics.py --phases quality,small,tokens,incremental,scale [--sample 4000] [--repeat 2]
 
 Results go to benchmarks/results/topics.json (merged with earlier phases' results).
 """
@@ -117,13 +119,12 @@ def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa
     subset = papers.sample(sample, random_state=0).reset_index(drop=True)
     root = project_with(subset, work / "quality")
     base_walls, base_scores, base_topics = [], [], []
-    for i in range(repeat):
+    ours_walls, ours_rss, tables = [], [], []
+    for i in range(repeat):  # alternating: BERTopic, then ours, and again
         wall, rss, score = run_child(BASELINE, str(root / "data/processed/papers.parquet"), str(work / f"base{i}.npy"))
         base_walls.append(wall)
         base_scores.append(score)
         base_topics.append(np.load(work / f"base{i}.npy"))
-    ours_walls, ours_rss, tables = [], [], []
-    for _ in range(repeat):
         for sub in ("data/interim", "data/models", "data/processed/doc_topics.parquet"):
             path = root / sub
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
@@ -150,6 +151,34 @@ def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa
             "npmi_minus_default": round(ours["npmi_top10"] - baseline["npmi_top10"], 3),
         },
     }
+
+
+def phase_small(work: Path, repeat: int) -> dict:
+    """The sample listings shipped in data/raw (about 100 papers), as a user's weekly cs.DC listing:
+    after one run on the machine (numba's compiled code cached), each repeat a fresh project:
+    ``topics`` embedding every paper, ``topics --refit`` with every vector cached, then
+    ``run`` with nothing new (every stage current)."""
+    warm = work / "small-warm"
+    shutil.rmtree(warm, ignore_errors=True)
+    shutil.copytree(REPO / "data" / "raw", warm / "data" / "raw")
+    run_child(CLI, "--root", str(warm), "-q", "run")  # the first run on the machine
+    fresh, refit, nothing = [], [], []
+    for r in range(repeat):
+        root = work / f"small{r}"
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(REPO / "data" / "raw", root / "data" / "raw")
+        run_child(CLI, "--root", str(root), "-q", "ingest")
+        run_child(CLI, "--root", str(root), "-q", "clean")
+        fresh.append(run_child(CLI, "--root", str(root), "-q", "topics")[0])
+        refit.append(run_child(CLI, "--root", str(root), "-q", "topics", "--refit")[0])
+        run_child(CLI, "--root", str(root), "-q", "run")  # the report, once
+        nothing.append(run_child(CLI, "--root", str(root), "-q", "run")[0])
+    record = json.loads((root / "data/runs/topics.json").read_text())
+    return {"papers": record["counts"].get("papers"),
+            "topics_fresh_s_median": med(fresh), "topics_fresh_s_all": [round(w, 2) for w in fresh],
+            "refit_cached_s_median": med(refit), "refit_cached_s_all": [round(w, 2) for w in refit],
+            "run_nothing_new_s_median": med(nothing), "run_nothing_new_s_all": [round(w, 2) for w in nothing],
+            "targets_s": {"topics_fresh": 10, "run_nothing_new": 3}}
 
 
 def phase_tokens(papers, work: Path) -> dict:  # noqa: ANN001
@@ -205,7 +234,7 @@ def phase_scale(papers, work: Path) -> dict:  # noqa: ANN001
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--phases", default="quality,tokens,incremental,scale")
+    parser.add_argument("--phases", default="quality,small,tokens,incremental,scale")
     parser.add_argument("--sample", type=int, default=4000)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt-bench-topics",
@@ -221,6 +250,8 @@ def main() -> None:
         start = time.perf_counter()
         if phase == "quality":
             results[phase] = phase_quality(papers, opts.work, opts.sample, opts.repeat)
+        elif phase == "small":
+            results[phase] = phase_small(opts.work, max(opts.repeat, 3))
         elif phase == "tokens":
             results[phase] = phase_tokens(papers, opts.work)
         elif phase == "incremental":
