@@ -164,8 +164,8 @@ def text_hashes(texts: Iterable[str]) -> np.ndarray:
 class EmbeddingCache:
     """Vectors by text hash for one embedder identity, in append-only shards.
 
-    A shard is a pair of ``.npy`` files, ``shard-NNNNNN.vectors.npy`` written first and
-    ``shard-NNNNNN.hashes.npy``, whose presence completes it. Only the hashes are read whole (20 bytes a
+    A shard is a pair of ``.npy`` files, ``shard-NNNNNN-<random>.vectors.npy`` written first and
+    ``shard-NNNNNN-<random>.hashes.npy``, whose presence completes it. Only the hashes are read whole (20 bytes a
     text); the vectors are memory-mapped and only the rows asked for are copied, straight into the
     result, so a corpus's vectors sit in memory once however large the cache. Shards written as
     ``.npz`` by earlier versions are read as they are.
@@ -206,12 +206,16 @@ class EmbeddingCache:
         return len(np.unique(np.concatenate([h for h, _ in self._open()]))) if self._open() else 0
 
     def _add(self, hashes: np.ndarray, vectors: np.ndarray) -> None:
+        import secrets
+
         shards = self._open()
         names = list_files(self.folder, "shard-*.npz") + list_files(self.folder, "shard-*.hashes.npy")
-        number = max((int(p.name.split(".")[0].removeprefix("shard-")) for p in names), default=-1) + 1
-        path = self.folder / f"shard-{number:06d}.vectors.npy"
+        number = max((int(p.name.split(".")[0].split("-")[1]) for p in names), default=-1) + 1
+        # a random part: two runs writing at once never pair one's hashes with the other's vectors
+        stem = f"shard-{number:06d}-{secrets.token_hex(4)}"
+        path = self.folder / f"{stem}.vectors.npy"
         write_array(path, vectors.astype(np.float32, copy=False))
-        write_array(self.folder / f"shard-{number:06d}.hashes.npy", hashes)  # the shard is complete
+        write_array(self.folder / f"{stem}.hashes.npy", hashes)  # the shard is complete
         shards.append((hashes, path))
         self._index = None
 
@@ -235,6 +239,9 @@ class EmbeddingCache:
             rows = np.flatnonzero(shard_of == k)
             _, vectors = shards[k]
             source = read_array(vectors, mapped=True) if isinstance(vectors, Path) else vectors
+            if len(source) != len(shards[k][0]):
+                raise ValueError(f"{vectors}: {len(source)} vectors for {len(shards[k][0])} hashes; delete the "
+                                 "shard's two files and run again (its texts are embedded anew)")
             fill(rows, source[row_of[rows]])
             del source  # a mapped shard is let go before the next
         missing = np.flatnonzero(shard_of < 0)

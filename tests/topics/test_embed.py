@@ -64,9 +64,19 @@ def test_shards_of_earlier_versions_are_read(tmp_path, hash_embedder):
     folder.mkdir()
     np.savez(folder / "shard-000000.npz", hashes=text_hashes(texts), vectors=hash_embedder.encode(texts))
     vectors, embedded = EmbeddingCache(tmp_path, hash_embedder.identity).embed(texts + ["new text"], hash_embedder)
-    assert embedded == 1 and sorted(p.name for p in folder.iterdir()) == [
-        "shard-000000.npz", "shard-000001.hashes.npy", "shard-000001.vectors.npy"]
+    names = sorted(p.name for p in folder.iterdir())
+    assert embedded == 1 and len(names) == 3 and names[0] == "shard-000000.npz"
+    assert names[1].startswith("shard-000001-") and names[1].endswith(".hashes.npy")
+    assert names[2] == names[1].replace(".hashes.", ".vectors.")
     np.testing.assert_allclose(vectors, hash_embedder.encode(texts + ["new text"]), atol=1e-6)
+
+
+def test_a_shard_whose_files_disagree_is_named(tmp_path, hash_embedder):
+    EmbeddingCache(tmp_path, hash_embedder.identity).embed(["one text", "two texts"], hash_embedder)
+    vectors = next((tmp_path / hash_embedder.identity).glob("*.vectors.npy"))
+    np.save(vectors, hash_embedder.encode(["one text"]))  # a shard damaged by hand
+    with pytest.raises(ValueError, match=r"vectors\.npy: 1 vectors for 2 hashes"):
+        EmbeddingCache(tmp_path, hash_embedder.identity).embed(["one text"], hash_embedder)
 
 
 def test_cached_vectors_sit_in_memory_once(tmp_path):
