@@ -79,13 +79,21 @@ def topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
             self.topic_max_df = topic_max_df
 
         def fit_transform(self, raw_documents, y=None):  # noqa: ANN001, ANN201
+            """Counts of the kept candidates per document. The documents (one per theme, all its
+            papers) are analysed once: the counts are the candidates' counts, columns kept."""
             if self.candidates:
+                raw_documents = list(raw_documents)
                 probe = CountVectorizer(vocabulary=self.candidates, analyzer=self.analyzer)
-                in_topics = np.asarray((probe.fit_transform(raw_documents) > 0).sum(axis=0)).ravel()
+                counts = probe.fit_transform(raw_documents).tocsc()
+                in_topics = np.diff(counts.indptr)  # documents each candidate occurs in
                 limit = self.topic_max_df * len(raw_documents)
                 keep = (in_topics >= 1) & ((in_topics <= limit) if limit >= 2 else True)
                 terms = probe.get_feature_names_out()[keep].tolist()
-                self.vocabulary = terms or None
+                if terms:
+                    self.vocabulary = terms
+                    CountVectorizer.fit_transform(self, [])  # a fixed vocabulary: nothing to learn from documents
+                    return counts[:, np.flatnonzero(keep)].tocsr()
+                self.vocabulary = None
             return super().fit_transform(raw_documents, y)
 
     return TopicVectorizer

@@ -183,3 +183,32 @@ def test_numba_caching_never_shares_code_between_a_serial_and_a_parallel_twin():
     parallel = layouts._nb_optimize_layout_euclidean_single_epoch_parallel
     assert serial.py_func is parallel.py_func and parallel.targetoptions.get("parallel")
     assert type(parallel._cache).__name__ == "NullCache"
+
+
+def test_theme_vectorizer_counts_the_kept_candidates_in_one_pass():
+    from pipeline.topics.vocabulary import analyzer, topic_vectorizer_class
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    themes = ["Federated learning on edge devices. Federated learning, again.",
+              "KV cache for LLM serving; the KV cache grows.", "Edge devices and LLM serving.",
+              "LLM serving on edge devices.", "Quantum circuits."]
+    candidates = ["federated learning", "kv cache", "edge devices", "llm serving", "never written"]
+    calls = []
+
+    class Counting(type(analyzer(CFG))):
+        def __call__(self, doc: str) -> list[str]:
+            calls.append(doc)
+            return super().__call__(doc)
+
+    counting = Counting(CFG.ngram_max, analyzer(CFG).stop)
+    vectorizer = topic_vectorizer_class()(candidates=candidates, topic_max_df=0.5, analyzer=counting)
+    counts = vectorizer.fit_transform(themes)
+    # in more than half of the themes ("edge devices", "llm serving") or in none: left out
+    assert vectorizer.get_feature_names_out().tolist() == ["federated learning", "kv cache"]
+    assert counts.toarray().tolist() == [[2, 0], [0, 2], [0, 0], [0, 0], [0, 0]]
+    assert len(calls) == len(themes)  # each theme's document analysed once
+    plain = CountVectorizer(vocabulary=["federated learning", "kv cache"], analyzer=analyzer(CFG))
+    assert (plain.fit_transform(themes) != counts).nnz == 0
+    assert (vectorizer.transform(themes) != counts).nnz == 0
+    nothing = topic_vectorizer_class()(candidates=["never written"], analyzer=analyzer(CFG))
+    assert nothing.fit_transform(themes).shape[0] == 5  # no candidate left: every term of the themes
