@@ -108,10 +108,13 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     nearest theme (cosine to the centroid) if at least ``min_similarity`` similar, then the most
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
     outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
-    theme persists. The areas and label support are those of the sample."""
+    theme persists, unless its nearest theme is one the refit found new, or split off the paper's
+    own theme: there it goes, as the sample's papers do (``_keep_placed``). The areas and label
+    support are those of the sample."""
     from pipeline.topics.placement import nearest
 
     state = fitted.state
+    near, best = (place or nearest)(embeddings, state.centroids, state.ids)  # every paper's nearest theme, once
     topics = np.full(len(embeddings), -1, dtype=int)
     topics[sample] = fitted.topics
     rest = np.ones(len(embeddings), dtype=bool)
@@ -121,7 +124,14 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
         keep = rest & np.isin(kept, state.ids)
         topics[keep] = kept[keep]
         rest &= ~keep
-    topics, similarity = _join_nearest(state, topics, embeddings, cfg, rest | (topics == -1), place or nearest)
+        born = {row["to_topic"] for row in fitted.lineage if row["relation"] == "new"}
+        split_from = {(row["from_topic"], row["to_topic"]) for row in fitted.lineage if row["relation"] == "split"}
+        if born or split_from:
+            rows = np.flatnonzero(keep)
+            move = np.array([t in born or (old, t) in split_from for old, t in zip(kept[rows].tolist(), near[rows].tolist())],
+                            dtype=bool)
+            topics[rows[move]] = near[rows[move]]
+    topics, similarity = _join_nearest(state, topics, embeddings, cfg, rest | (topics == -1), lambda *_: (near, best))
     return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic)
 
 
@@ -245,8 +255,9 @@ def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: 
     new_members = {a: set(np.asarray(paper_ids)[paper_area == a].tolist()) for a in set(tree.area_of.values())}
     old_members: dict[int, set[str]] = {}
     if previous is not None and previous.area_of and previous_topics:
+        present = set(paper_ids)  # a sampled fit's areas are compared on the sample's papers
         for paper, t in previous_topics.items():
-            if t in previous.area_of:
+            if t in previous.area_of and paper in present:
                 old_members.setdefault(previous.area_of[t], set()).add(paper)
     start = previous.next_area if previous is not None else 0
     stable, state.next_area = areas.match(new_members, old_members, start)

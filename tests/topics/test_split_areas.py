@@ -100,3 +100,49 @@ def test_papers_outside_the_sample_join_the_theme_of_their_group():
         assert len(set(truth[result.topics == t].tolist())) == 1
     assert (result.topics[np.setdiff1d(np.arange(len(docs)), np.sort(
         np.random.default_rng(cfg.seed).choice(len(docs), 90, replace=False)))] != -1).mean() >= 0.9
+
+
+def test_a_sampled_refit_moves_papers_outside_the_sample_into_a_theme_found_new():
+    """Papers placed before in a theme (here: a third group lumped into the second) move, sampled or
+    not, into the theme the refit finds for them; the others keep their themes."""
+    import dataclasses
+
+    from pipeline.config import TopicsConfig
+    from pipeline.topics.fitting import fit
+    from tests.topics.test_model import corpus
+
+    docs, vectors, truth = corpus(per_theme=60)
+    ids = [f"p{i}" for i in range(len(docs))]
+    two = truth < 2
+    first = fit([d for d, k in zip(docs, two) if k], vectors[two], [p for p, k in zip(ids, two) if k],
+                TopicsConfig(), "test", None, {})
+    theme_of = dict(zip([p for p, k in zip(ids, two) if k], first.topics.tolist()))
+    lumped = {p: theme_of[ids[i]] if two[i] else int(first.topics[truth[two] == 1][0])
+              for i, p in enumerate(ids)}  # the third group's papers were placed in the second's theme
+    cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=90)
+    result = fit(docs, vectors, ids, cfg, "test", first.state, lumped)
+    sample = np.sort(np.random.default_rng(cfg.seed).choice(len(docs), 90, replace=False))
+    outside = np.setdiff1d(np.arange(len(docs)), sample)
+    third = result.topics[truth == 2]
+    assert len(set(third.tolist())) == 1 and third[0] not in first.state.ids.tolist()
+    assert (truth[outside] == 2).sum() > 10  # the third group has papers outside the sample
+    before = np.array([lumped[p] for p in ids])
+    assert (result.topics[two] == before[two]).all()  # the first two groups' papers keep their themes
+    assert {row["relation"] for row in result.lineage if row["to_topic"] == third[0]} <= {"new", "split"}
+
+
+def test_a_sampled_refit_keeps_the_areas_ids():
+    import dataclasses
+
+    from pipeline.config import TopicsConfig
+    from pipeline.topics.fitting import fit
+    from tests.topics.test_model import corpus
+
+    docs, vectors, _ = corpus(per_theme=60)
+    ids = [f"p{i}" for i in range(len(docs))]
+    first = fit(docs, vectors, ids, TopicsConfig(), "test", None, {})
+    assert len(set(first.state.area_of.values())) == 3
+    cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=90)  # half the papers
+    again = fit(docs, vectors, ids, cfg, "test", first.state, dict(zip(ids, first.topics.tolist())))
+    assert again.state.area_of == first.state.area_of
+    assert again.state.area_labels == first.state.area_labels
