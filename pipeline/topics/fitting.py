@@ -4,6 +4,7 @@ and labels; with ``refit_keeps_placed`` placed papers move only into new or spli
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 
@@ -24,12 +25,21 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         titles: list[str] | None = None, embed: Embed | None = None, place: Place | None = None) -> Assignment:
     """Cluster everything; with a previous state, align to it (refit). ``embed`` (the papers' model)
     checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
-    ``fit_sample_size`` is fitted on a sample of that many papers and the rest are placed
-    (``place_rest``, through ``place``: ``placement.nearest`` or its cluster twin)."""
+    ``fit_sample_size`` is fitted on a sample of that many papers (on a refit that keeps history,
+    plus one paper of each theme the sample missed) and the rest are placed (``place_rest``, through
+    ``place``: ``placement.nearest`` or its cluster twin)."""
     if cfg.fit_sample_size and len(texts) > cfg.fit_sample_size:
-        sample = np.sort(np.random.default_rng(cfg.seed).choice(len(texts), cfg.fit_sample_size, replace=False))
+        rng = np.random.default_rng(cfg.seed)
+        sample = rng.choice(len(texts), cfg.fit_sample_size, replace=False)
+        if previous is not None and previous_topics and cfg.refit_keeps_placed:
+            # every theme that holds papers has one in the sample, so the refit keeps it
+            held = np.array([previous_topics.get(p, -1) for p in paper_ids])
+            missing = np.setdiff1d(np.intersect1d(held[held >= 0], previous.ids), held[sample])
+            sample = np.concatenate([sample, [rng.choice(np.flatnonzero(held == t)) for t in missing.tolist()]])
+        sample = np.sort(sample).astype(np.int64)
         log.info("topics: fitting on a sample of %d of %d papers, then placing the rest", len(sample), len(texts))
-        fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], cfg, embedder,
+        whole = dataclasses.replace(cfg, fit_sample_size=0)  # the sample is fitted whole
+        fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], whole, embedder,
                      previous, previous_topics, titles=[titles[i] for i in sample] if titles is not None else None,
                      embed=embed)
         return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {}, place=place)

@@ -146,3 +146,26 @@ def test_a_sampled_refit_keeps_the_areas_ids():
     again = fit(docs, vectors, ids, cfg, "test", first.state, dict(zip(ids, first.topics.tolist())))
     assert again.state.area_of == first.state.area_of
     assert again.state.area_labels == first.state.area_labels
+
+
+def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
+    import dataclasses
+
+    from pipeline.config import TopicsConfig
+    from pipeline.topics.fitting import fit
+    from tests.topics.test_model import corpus
+
+    docs, vectors, _ = corpus(per_theme=60)
+    ids = [f"p{i}" for i in range(len(docs))]
+    first = fit(docs, vectors, ids, TopicsConfig(), "test", None, {})
+    before = first.topics.copy()
+    small = int(first.state.ids[-1])
+    keep = np.flatnonzero(before == small)[:2]  # a theme left with two papers ...
+    before[np.setdiff1d(np.flatnonzero(before == small), keep)] = int(first.state.ids[0])
+    cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=40)
+    sample = set(np.random.default_rng(cfg.seed).choice(len(docs), 40, replace=False).tolist())
+    assert not sample & set(keep.tolist())  # ... which a plain sample of 40 misses
+    again = fit(docs, vectors, ids, cfg, "test", first.state, dict(zip(ids, before.tolist())))
+    assert set(first.state.ids.tolist()) <= set(again.state.ids.tolist())
+    assert (again.topics[keep] == small).all()
+    assert not any(row["relation"] == "retired" for row in again.lineage)
