@@ -121,6 +121,7 @@ def main() -> None:
               "fit": {"papers": int(len(before)), "themes": int(len(fitted)), "seconds": round(fit_s, 1)},
               "weeks": []}
     moved_total = 0
+    trace: dict[str, dict[str, dict[str, int]]] = {}
     for i, week in enumerate(stream):
         papers = store(fit_weeks + stream[: i + 1])
         write_table(papers, cfg.paths.papers, Papers)
@@ -158,11 +159,16 @@ def main() -> None:
                 "named": any(w in lab.lower() for lab in labels for w in words[name]),
             }
         row["spurious"] = sum(max(s.values()) < 0.5 for s in share_of.values())
+        for name, ids in sets.items():  # each planted paper's theme after this week (-1: pool or unassigned)
+            for paper in sorted(ids & set(now.index)):
+                trace.setdefault(name, {}).setdefault(paper, {})[week] = int(now.loc[paper])
         report["weeks"].append(row)
         print(json.dumps({k: row[k] for k in ("week", "seconds", "moved", "unassigned", "spurious", "sets")}),
               flush=True)
         before = now
     report["moved_total"] = moved_total
+    report["trace"] = trace
+    report["born"] = {int(b["topic"]): b["week"] for w in report["weeks"] for b in w["births"]}
     report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"emergence-{args.period}.json").write_text(json.dumps(report, indent=1, default=str))
@@ -193,7 +199,33 @@ def markdown(report: dict) -> str:
         lines.append(f"| {b['topic']} | {b['week']} | {b['relation']}"
                      f"{' of ' + str(b['parent']) if b['parent'] is not None else ''} | {b['size']} | "
                      f"{b['share_field']:.0%} | {b['share_method']:.0%} | {b['label']} |")
+    lines += ["", "Where the planted papers went (on arrival -> after the last week):", "",
+              "| planted set | old theme on arrival | pool -> old theme | still waiting | pool -> born theme | "
+              "born theme on arrival |", "|---|---|---|---|---|---|"]
+    for name, counts in fates(report).items():
+        total = sum(counts.values()) or 1
+        lines.append(f"| {name} | " + " | ".join(
+            f"{counts[k]} ({counts[k] / total:.0%})" for k in ("old", "pool>old", "pool>pool", "pool>born", "born")) + " |")
     return "\n".join(lines) + "\n"
+
+
+def fates(report: dict) -> dict[str, dict[str, int]]:
+    """For each planted set: how many papers an old theme took on arrival, how many waited in the pool
+    and then went to an old theme (the cap on unassigned papers, or too old for the pool), are still
+    waiting, went from the pool to a theme born in the stream, or joined such a theme on arrival."""
+    born = {int(t): week for t, week in report.get("born", {}).items()}
+    out = {}
+    for name, papers in report.get("trace", {}).items():
+        counts = dict.fromkeys(("old", "pool>old", "pool>pool", "pool>born", "born"), 0)
+        for weeks in papers.values():
+            arrived, last = min(weeks), max(weeks)
+            first, end = weeks[arrived], weeks[last]
+            if first != -1:
+                counts["born" if first in born and born[first] <= arrived else "old"] += 1
+            else:
+                counts["pool>pool" if end == -1 else "pool>born" if end in born else "pool>old"] += 1
+        out[name] = counts
+    return out
 
 
 if __name__ == "__main__":
