@@ -169,7 +169,15 @@ class EmbeddingCache:
     text); the vectors are memory-mapped and only the rows asked for are copied, straight into the
     result, so a corpus's vectors sit in memory once however large the cache. Shards written as
     ``.npz`` by earlier versions are read as they are.
+
+    Every run that embeds something adds a shard, and label phrases come a few dozen at a time: once
+    more than ``MERGE_ABOVE`` shards hold fewer than ``SMALL_SHARD`` vectors each, they are merged
+    into one (written and completed before the small ones are deleted), so the number of files
+    grows with the vectors cached, not with the number of runs.
     """
+
+    SMALL_SHARD = 2048  # a chunk of papers fills a shard; label phrases come a few dozen at a time
+    MERGE_ABOVE = 16
 
     def __init__(self, folder: Path, identity: str) -> None:
         self.folder = folder / identity.replace("/", "_")
@@ -219,6 +227,24 @@ class EmbeddingCache:
         shards.append((hashes, path))
         self._index = None
 
+    def _merge_small(self) -> None:
+        """Merge the ``.npy`` shards of fewer than ``SMALL_SHARD`` vectors into one when there are
+        more than ``MERGE_ABOVE`` of them (see the class docstring); each text is kept once."""
+        small = [(hashes, path) for hashes, path in self._open()
+                 if isinstance(path, Path) and len(hashes) < self.SMALL_SHARD]
+        if len(small) <= self.MERGE_ABOVE:
+            return
+        hashes = np.concatenate([h for h, _ in small])
+        vectors = np.concatenate([read_array(path) for _, path in small])
+        _, first = np.unique(hashes, return_index=True)
+        first.sort()
+        self._add(hashes[first], vectors[first])
+        for _, path in small:  # the hashes first: a shard without them is incomplete, never read
+            path.with_name(path.name.replace(".vectors.", ".hashes.")).unlink(missing_ok=True)
+            path.unlink(missing_ok=True)
+        self._shards, self._index = None, None
+        log.info("embedding cache %s: merged %d small shards into one", self.folder.name, len(small))
+
     def embed(self, texts: Sequence[str], embedder: Embedder, *, chunk: int = 2048) -> tuple[np.ndarray, int]:
         """Vectors for ``texts`` (cached ones looked up, the rest embedded and cached in chunks, so an
         interrupted run keeps what it finished); also returns how many were embedded now. The same
@@ -263,6 +289,7 @@ class EmbeddingCache:
             fill(missing[rows], vectors[item[rows] - start])
         if len(todo):
             log.info("embedded %d new text(s) with %s (%d cached)", len(todo), embedder.identity, len(keys) - len(missing))
+            self._merge_small()
         return (out if out is not None else np.zeros((0, 0), np.float32)), len(todo)
 
 

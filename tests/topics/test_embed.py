@@ -71,6 +71,24 @@ def test_shards_of_earlier_versions_are_read(tmp_path, hash_embedder):
     np.testing.assert_allclose(vectors, hash_embedder.encode(texts + ["new text"]), atol=1e-6)
 
 
+def test_small_shards_are_merged_and_every_vector_is_still_found(tmp_path, hash_embedder):
+    folder = tmp_path / hash_embedder.identity
+    runs = [[f"phrase {r} {i}" for i in range(3)] + ["said every run"] for r in range(EmbeddingCache.MERGE_ABOVE + 1)]
+    for texts in runs[:-1]:  # one small shard per run, as label phrases come
+        EmbeddingCache(tmp_path, hash_embedder.identity).embed(texts, hash_embedder)
+    assert len(list(folder.glob("*.hashes.npy"))) == EmbeddingCache.MERGE_ABOVE
+    big = [f"paper {i}" for i in range(EmbeddingCache.SMALL_SHARD)]  # a full shard is never merged
+    EmbeddingCache(tmp_path, hash_embedder.identity).embed(big, hash_embedder)
+    EmbeddingCache(tmp_path, hash_embedder.identity).embed(runs[-1], hash_embedder)  # one small shard too many
+    shards = sorted(folder.glob("*.hashes.npy"))
+    assert len(shards) == 2 and len(list(folder.glob("*.vectors.npy"))) == 2
+    assert sorted(len(np.load(p)) for p in shards) == [len(set(sum(runs, []))), EmbeddingCache.SMALL_SHARD]
+    every = sum(runs, []) + big
+    vectors, embedded = EmbeddingCache(tmp_path, hash_embedder.identity).embed(every, hash_embedder)
+    assert embedded == 0
+    np.testing.assert_allclose(vectors, hash_embedder.encode(every), atol=1e-6)
+
+
 def test_a_shard_whose_files_disagree_is_named(tmp_path, hash_embedder):
     EmbeddingCache(tmp_path, hash_embedder.identity).embed(["one text", "two texts"], hash_embedder)
     vectors = next((tmp_path / hash_embedder.identity).glob("*.vectors.npy"))
