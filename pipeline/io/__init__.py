@@ -13,6 +13,7 @@ from pipeline.io.files import (
     read_bytes,
     read_json,
     read_shard,
+    remove_files,
     write_array,
     write_arrays,
     write_figures,
@@ -30,6 +31,6 @@ from pipeline.io.tables import (
 )
 
 __all__ = ["FINGERPRINT_KEY", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_array",
-           "read_arrays", "read_bytes", "read_fingerprint", "read_json", "read_shard", "read_table",
+           "remove_files", "read_arrays", "read_bytes", "read_fingerprint", "read_json", "read_shard", "read_table",
            "restore_folder", "write_array", "write_arrays", "write_batches", "write_figures", "write_frame",
            "write_json", "write_new_file", "write_table", "write_text"]

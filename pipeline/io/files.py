@@ -53,6 +53,12 @@ def read_arrays(path: Path) -> dict:
     return load_file(str(path))
 
 
+def remove_files(paths: list[Path]) -> None:
+    """Delete ``paths`` in order (a path already gone is fine)."""
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
 def write_array(path: Path, array: object) -> None:
     """One numpy array in an ``.npy`` file (no pickle), atomically; ``read_array`` can map it."""
     import numpy as np

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from pipeline.io import list_files, read_array, read_shard, write_array
+from pipeline.io import list_files, read_array, read_shard, remove_files, write_array
 from pipeline.schemas import Papers
 from pipeline.stage import progress
 
@@ -234,16 +234,26 @@ class EmbeddingCache:
                  if isinstance(path, Path) and len(hashes) < self.SMALL_SHARD]
         if len(small) <= self.MERGE_ABOVE:
             return
-        hashes = np.concatenate([h for h, _ in small])
-        vectors = np.concatenate([read_array(path) for _, path in small])
+        parts = []
+        for hashes, path in small:
+            try:
+                vectors = read_array(path)
+            except (OSError, ValueError):
+                vectors = None
+            if vectors is None or len(vectors) != len(hashes):  # left alone: the next lookup names it
+                log.warning("embedding cache: %s does not match its hashes; not merged", path)
+                continue
+            parts.append((hashes, vectors, path))
+        if len(parts) < 2:
+            return
+        hashes = np.concatenate([h for h, _, _ in parts])
         _, first = np.unique(hashes, return_index=True)
         first.sort()
-        self._add(hashes[first], vectors[first])
-        for _, path in small:  # the hashes first: a shard without them is incomplete, never read
-            path.with_name(path.name.replace(".vectors.", ".hashes.")).unlink(missing_ok=True)
-            path.unlink(missing_ok=True)
+        self._add(hashes[first], np.concatenate([v for _, v, _ in parts])[first])
+        for _, _, path in parts:  # the hashes first: a shard without them is incomplete, never read
+            remove_files([path.with_name(path.name.replace(".vectors.", ".hashes.")), path])
         self._shards, self._index = None, None
-        log.info("embedding cache %s: merged %d small shards into one", self.folder.name, len(small))
+        log.info("embedding cache %s: merged %d small shards into one", self.folder.name, len(parts))
 
     def embed(self, texts: Sequence[str], embedder: Embedder, *, chunk: int = 2048) -> tuple[np.ndarray, int]:
         """Vectors for ``texts`` (cached ones looked up, the rest embedded and cached in chunks, so an

@@ -35,7 +35,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
             # every theme that holds papers has one in the sample, so the refit keeps it
             held = np.array([previous_topics.get(p, -1) for p in paper_ids])
             missing = np.setdiff1d(np.intersect1d(held[held >= 0], previous.ids), held[sample])
-            sample = np.concatenate([sample, [rng.choice(np.flatnonzero(held == t)) for t in missing.tolist()]])
+            extra = [rng.choice(np.flatnonzero(held == t)) for t in missing.tolist()]
+            sample = np.concatenate([sample, np.asarray(extra, dtype=np.int64)])
         sample = np.sort(sample).astype(np.int64)
         log.info("topics: fitting on a sample of %d of %d papers, then placing the rest", len(sample), len(texts))
         whole = dataclasses.replace(cfg, fit_sample_size=0)  # the sample is fitted whole
@@ -94,9 +95,12 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         state.born = {t: week for t, week in previous.born.items() if t in set(state.ids.tolist())}
     topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
     similarity = model.similarity_
+    receiving: dict[int, set[int] | None] = {}
+    revived: set[int] = set()
     if previous is not None and cfg.refit_keeps_placed:
         before = topics
-        topics, lineage, changed = _keep_placed(topics, old_topics, state, lineage, cfg, previous)
+        topics, lineage, changed, receiving, revived = _keep_placed(topics, old_topics, state, lineage, cfg,
+                                                                     previous)
         if changed:
             similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1),
                                    changed=changed)
@@ -109,7 +113,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
             state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
     add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
               previous=previous, previous_topics=previous_topics, corpus=names)
-    return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_)
+    return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
+                      receiving=receiving, revived=revived)
 
 
 def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],
@@ -119,29 +124,36 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
     outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
     theme persists, unless its nearest theme is one the refit found new, or split off the paper's
-    own theme: there it goes, as the sample's papers do (``_keep_placed``). The areas and label
-    support are those of the sample."""
+    own theme: there it goes, as the sample's papers do (``_keep_placed``). A previous theme the
+    refit revived is centred on all its papers. The areas and label support are those of the
+    sample."""
     from pipeline.topics.placement import nearest
+    from pipeline.topics.placement import unit as _unit
 
     state = fitted.state
-    near, best = (place or nearest)(embeddings, state.centroids, state.ids)  # every paper's nearest theme, once
     topics = np.full(len(embeddings), -1, dtype=int)
     topics[sample] = fitted.topics
     rest = np.ones(len(embeddings), dtype=bool)
     rest[sample] = False
+    kept = keep = None
     if previous_topics and cfg.refit_keeps_placed:
         kept = np.array([previous_topics.get(p, -1) for p in paper_ids])
         keep = rest & np.isin(kept, state.ids)
         topics[keep] = kept[keep]
         rest &= ~keep
-        born = {row["to_topic"] for row in fitted.lineage if row["relation"] == "new"}
-        split_from = {(row["from_topic"], row["to_topic"]) for row in fitted.lineage if row["relation"] == "split"}
-        if born or split_from:
-            rows = np.flatnonzero(keep)
-            move = np.array([t in born or (old, t) in split_from for old, t in zip(kept[rows].tolist(), near[rows].tolist())],
-                            dtype=bool)
-            topics[rows[move]] = near[rows[move]]
-    topics, similarity = _join_nearest(state, topics, embeddings, cfg, rest | (topics == -1), lambda *_: (near, best))
+        if fitted.revived:  # a revived theme is centred on all its papers, not on the few sampled
+            state.centroids = state.centroids.copy()
+            for j, t in enumerate(state.ids.tolist()):
+                if t in fitted.revived and (topics == t).any():
+                    state.centroids[j] = _unit(embeddings[topics == t].mean(axis=0, keepdims=True))[0]
+    near, best = (place or nearest)(embeddings, state.centroids, state.ids)  # each paper's nearest theme, once
+    if keep is not None and fitted.receiving:
+        rows, allowed = np.flatnonzero(keep), fitted.receiving
+        move = np.array([t in allowed and (allowed[t] is None or old in allowed[t])
+                         for old, t in zip(kept[rows].tolist(), near[rows].tolist())], dtype=bool)
+        topics[rows[move]] = near[rows[move]]
+    topics, similarity = _join_nearest(state, topics, embeddings, cfg, rest | (topics == -1),
+                                       lambda *_: (near, best))
     return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic)
 
 
@@ -157,14 +169,19 @@ def _join_nearest(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg:
     return topics, similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
 
 
+Receiving = dict[int, "set[int] | None"]  # theme -> the old themes whose placed papers may move in (None: any)
+
+
 def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,
-                 previous: State) -> tuple[np.ndarray, list[dict], set[int]]:
+                 previous: State) -> tuple[np.ndarray, list[dict], set[int], Receiving, set[int]]:
     """A refit that keeps history. Every theme that still holds papers persists, with its id, label
     and keywords (a theme the new clustering did not match comes back as it was); a paper placed
     before stays in its theme unless the refit put it in a theme that is new, or split off its own
     theme. A new theme left with fewer than ``emerge_min_size`` papers is dropped (its papers are
     unassigned here and join their nearest theme when the centroids are computed again). Returns
-    the assignment, the lineage rewritten to say what happened, and the themes whose papers changed."""
+    the assignment, the lineage rewritten to say what happened, the themes whose papers changed,
+    the themes placed papers may move into (theme -> the old themes whose papers may; None: any)
+    and the previous themes revived."""
     present = [int(t) for t in previous.ids.tolist() if (old_topics == t).any()]
     matched = {row["to_topic"] for row in lineage if row["relation"] == "same"}
     fresh = {row["to_topic"] for row in lineage if row["to_topic"] is not None} - matched  # unmatched new themes
@@ -219,7 +236,8 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     rows += [{"from_topic": t, "to_topic": None, "relation": "retired", "similarity": None, "shared_papers": 0}
              for t in previous.ids.tolist() if t not in present]
     changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
-    return out, rows, changed - {-1}
+    receiving = {t: split_from.get(t) for t in fresh - set(small) if kind[t] != "merged"}
+    return out, rows, changed - {-1}, receiving, set(revived)
 
 
 def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,

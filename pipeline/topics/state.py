@@ -83,6 +83,10 @@ class Assignment:
     bertopic: object | None = None
     forming: list[dict] = field(default_factory=list)  # pool groups still too small: rows, nearest theme
     unexplained: float = 0.0  # an update: share of papers in the pool before the cap placed any
+    # a refit that keeps history: the themes papers placed before may move into (theme -> the old
+    # themes whose papers may, None for any), and the previous themes it revived
+    receiving: dict[int, set[int] | None] = field(default_factory=dict)
+    revived: set[int] = field(default_factory=set)
 
 
 def distinct_labels(state: State) -> None:

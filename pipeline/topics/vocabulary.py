@@ -82,6 +82,8 @@ def topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
             """Counts of the kept candidates per document. The documents (one per theme, all its
             papers) are analysed once: the counts are the candidates' counts, columns kept."""
             if self.candidates:
+                if isinstance(raw_documents, str):
+                    raise ValueError("Iterable over raw text documents expected, string object received.")
                 raw_documents = list(raw_documents)
                 probe = CountVectorizer(vocabulary=self.candidates, analyzer=self.analyzer)
                 counts = probe.fit_transform(raw_documents).tocsc()

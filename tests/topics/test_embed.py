@@ -74,8 +74,11 @@ def test_shards_of_earlier_versions_are_read(tmp_path, hash_embedder):
 def test_small_shards_are_merged_and_every_vector_is_still_found(tmp_path, hash_embedder):
     folder = tmp_path / hash_embedder.identity
     runs = [[f"phrase {r} {i}" for i in range(3)] + ["said every run"] for r in range(EmbeddingCache.MERGE_ABOVE + 1)]
-    for texts in runs[:-1]:  # one small shard per run, as label phrases come
+    earlier = EmbeddingCache(tmp_path, hash_embedder.identity)
+    earlier.embed([], hash_embedder)  # a second process that read the cache before the first run wrote
+    for texts in runs[:-2]:  # one small shard per run, as label phrases come
         EmbeddingCache(tmp_path, hash_embedder.identity).embed(texts, hash_embedder)
+    earlier.embed(runs[-2], hash_embedder)  # so "said every run" is in two shards
     assert len(list(folder.glob("*.hashes.npy"))) == EmbeddingCache.MERGE_ABOVE
     big = [f"paper {i}" for i in range(EmbeddingCache.SMALL_SHARD)]  # a full shard is never merged
     EmbeddingCache(tmp_path, hash_embedder.identity).embed(big, hash_embedder)
@@ -87,6 +90,19 @@ def test_small_shards_are_merged_and_every_vector_is_still_found(tmp_path, hash_
     vectors, embedded = EmbeddingCache(tmp_path, hash_embedder.identity).embed(every, hash_embedder)
     assert embedded == 0
     np.testing.assert_allclose(vectors, hash_embedder.encode(every), atol=1e-6)
+
+
+def test_a_damaged_small_shard_is_left_out_of_a_merge_and_still_named(tmp_path, hash_embedder):
+    folder = tmp_path / hash_embedder.identity
+    for r in range(EmbeddingCache.MERGE_ABOVE):
+        EmbeddingCache(tmp_path, hash_embedder.identity).embed([f"text {r} a", f"text {r} b"], hash_embedder)
+    damaged = sorted(folder.glob("*.vectors.npy"))[0]
+    np.save(damaged, hash_embedder.encode(["only one"]))  # one vector for two hashes
+    EmbeddingCache(tmp_path, hash_embedder.identity).embed(["one more"], hash_embedder)
+    assert damaged.exists()
+    assert len(list(folder.glob("*.hashes.npy"))) == 2  # the damaged shard and the merged one
+    with pytest.raises(ValueError, match=r"vectors\.npy: 1 vectors for 2 hashes"):
+        EmbeddingCache(tmp_path, hash_embedder.identity).embed(["text 0 a"], hash_embedder)
 
 
 def test_a_shard_whose_files_disagree_is_named(tmp_path, hash_embedder):

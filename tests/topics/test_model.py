@@ -211,4 +211,6 @@ def test_theme_vectorizer_counts_the_kept_candidates_in_one_pass():
     assert (plain.fit_transform(themes) != counts).nnz == 0
     assert (vectorizer.transform(themes) != counts).nnz == 0
     nothing = topic_vectorizer_class()(candidates=["never written"], analyzer=analyzer(CFG))
-    assert nothing.fit_transform(themes).shape[0] == 5  # no candidate left: every term of the themes
+    counts = nothing.fit_transform(themes)  # no candidate left: every term of the themes
+    assert nothing.vocabulary is None and counts.shape == (5, len(nothing.get_feature_names_out()))
+    assert {"federated learning", "quantum circuits"} <= set(nothing.get_feature_names_out())
