@@ -7,9 +7,12 @@ placed before that keep their theme id, the share of the themes that keep their 
 of the refit, and the same for a refit that lets every paper move (``refit_keeps_placed=false``,
 i.e. a cold fit aligned to the old themes, as before).
 
-    python benchmarks/churn.py [--corpora csdc,daily4000]
+    python benchmarks/churn.py [--corpora csdc,daily4000] [--sample N]
 
-Results: benchmarks/results/churn.json and churn.md.
+``--sample N`` fits both times on a sample of N papers and places the rest (``fit_sample_size``, the
+path of corpora larger than 50,000 papers), so that path's refit is measured on a corpus of this size.
+
+Results: benchmarks/results/churn.json and churn.md (churn-sample<N>.* with --sample).
 """
 
 from __future__ import annotations
@@ -28,8 +31,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 
-def measure(source: Path, root: Path, keeps_placed: bool, embedder) -> dict:  # noqa: ANN001
-    import pandas as pd
+def measure(source: Path, root: Path, keeps_placed: bool, embedder, sample: int = 0) -> dict:  # noqa: ANN001
 
     from pipeline import config, topics
     from pipeline.io import read_table, write_table
@@ -41,7 +43,8 @@ def measure(source: Path, root: Path, keeps_placed: bool, embedder) -> dict:  # 
         shutil.rmtree(root)
     shutil.copytree(source / "data" / "interim" / "embeddings", root / "data" / "interim" / "embeddings")
     cfg = config.load(root)
-    cfg = dataclasses.replace(cfg, topics=dataclasses.replace(cfg.topics, refit_keeps_placed=keeps_placed))
+    cfg = dataclasses.replace(cfg, topics=dataclasses.replace(cfg.topics, refit_keeps_placed=keeps_placed,
+                                                              fit_sample_size=sample or cfg.topics.fit_sample_size))
     write_table(papers[papers[Papers.week] < last].reset_index(drop=True), cfg.paths.papers, Papers)
     topics.run(cfg, embedder=embedder)
     before = read_table(cfg.paths.doc_topics, DocTopics).set_index(DocTopics.paper_id)[DocTopics.topic]
@@ -69,6 +72,7 @@ def main() -> None:
     ap.add_argument("--corpora", default="csdc,daily4000")
     ap.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-topics"),
                     help="where benchmarks/themes.py keeps its corpora (made here if missing)")
+    ap.add_argument("--sample", type=int, default=0, help="fit on a sample of this many papers, place the rest")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from themes import corpus_root
@@ -81,11 +85,13 @@ def main() -> None:
         source = corpus_root(name, args.work)
         if not (source / "data" / "interim" / "embeddings").exists():  # embed the corpus once
             topics.run(config.load(source), embedder=embedder)
-        results[name] = {mode: measure(source, args.work / f"churn-{name}", mode == "keeps placed", embedder)
+        results[name] = {mode: measure(source, args.work / f"churn-{name}", mode == "keeps placed", embedder,
+                                       args.sample)
                          for mode in ("keeps placed", "cold refit")}
         print(json.dumps({name: results[name]}), flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "churn.json").write_text(json.dumps(results, indent=1))
+    stem = f"churn-sample{args.sample}" if args.sample else "churn"
+    (RESULTS / f"{stem}.json").write_text(json.dumps(results, indent=1))
     lines = ["| corpus | refit | papers before + added | placed papers keeping their theme | themes keeping their label "
              "| themes before → after | lineage |", "|---|---|---|---|---|---|---|"]
     for name, modes in results.items():
@@ -94,7 +100,7 @@ def main() -> None:
             lines.append(f"| {name} | {mode} | {r['papers_before']} + {r['added_papers']} ({r['added_week']}) | "
                          f"{r['placed_kept_id']:.1%} | {r['themes_kept_label']:.1%} | {r['themes_before']} → "
                          f"{r['themes_after']} | {lineage} |")
-    (RESULTS / "churn.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
