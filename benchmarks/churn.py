@@ -32,7 +32,6 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 
 def measure(source: Path, root: Path, keeps_placed: bool, embedder, sample: int = 0) -> dict:  # noqa: ANN001
-
     from pipeline import config, topics
     from pipeline.io import read_table, write_table
     from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage
