@@ -204,17 +204,20 @@ def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
                {"from_topic": 2, "to_topic": 1, "relation": "merged", "similarity": 0.4, "shared_papers": 2}]
     old = np.array([0, 0, 1, 1, 0, -1, 2, 2] + [1] * 10)
     new = np.array([1, 0, 5, 1, 5, 5, 1, 1] + [5] * 10)
-    out, rows, changed = fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous)
+    out, rows, changed, receiving, revived = fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(),
+                                                                  previous)
     # 0 -> 1 between persisting themes: stays; 1 -> 5 (split off 1): moves; 0 -> 5: stays; 2 persists
     assert out.tolist() == [0, 0, 5, 1, 0, 5, 2, 2] + [5] * 10
     assert fitted.ids.tolist() == [0, 1, 2, 5] and fitted.labels[2] == "c"
     assert {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows} == {
         (0, 0, "same"), (1, 1, "same"), (2, 2, "same"), (1, 5, "split")}
     assert {2, 5} <= changed
+    # only theme 1's papers may move into 5 (split off 1); theme 2 came back as it was
+    assert receiving == {5: {1}} and revived == {2}
     # a new theme left too small is dropped (its papers unassigned until recentred)
     fitted = state_of([0, 1, 5], ["a", "b", "e"])
-    out, rows, _ = fitting._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous)
-    assert 5 not in out.tolist() and 5 not in fitted.ids.tolist()
+    out, rows, _, receiving, _ = fitting._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous)
+    assert 5 not in out.tolist() and 5 not in fitted.ids.tolist() and receiving == {}
     assert all(r["to_topic"] != 5 for r in rows)
 
 
