@@ -125,9 +125,11 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
     theme persists, unless its nearest theme is one the refit found new, or split off the paper's
     own theme: there it goes, as the sample's papers do (``_keep_placed``). A previous theme the
-    refit revived is centred on all its papers. The areas and label support are those of the
-    sample."""
-    from pipeline.topics.placement import nearest
+    refit revived is centred on all its papers. The size bound (``max_theme_share`` of all papers)
+    holds as in a fit: the least similar papers placed here beyond it join their next most similar
+    theme with room; the sample's papers and those kept from before never move. The areas and
+    label support are those of the sample."""
+    from pipeline.topics.placement import bound_sizes, nearest, similarity_to_own, size_bound
     from pipeline.topics.placement import unit as _unit
 
     state = fitted.state
@@ -154,6 +156,11 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
         topics[rows[move]] = near[rows[move]]
     topics, similarity = _join_nearest(state, topics, embeddings, cfg, rest | (topics == -1),
                                        lambda *_: (near, best))
+    # the size bound of a fit, over the whole corpus: placed papers beyond it go to their next theme
+    bounded = bound_sizes(topics, rest, lambda rows: np.asarray(embeddings[rows], dtype=np.float32) @ state.centroids.T,
+                          state.ids, size_bound(len(embeddings), cfg.max_theme_share))
+    if (bounded != topics).any():
+        topics, similarity = bounded, similarity_to_own(embeddings, bounded, state.ids, state.centroids, best)
     return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic)
 
 

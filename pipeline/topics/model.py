@@ -26,7 +26,7 @@ import numpy as np
 from pipeline.config import TopicsConfig
 from pipeline.topics.label import Corpus as LabelCorpus
 from pipeline.topics.label import Embed, name_groups
-from pipeline.topics.placement import bound_sizes, centroids_of, nearest, reassign_outliers, similarity_to_own
+from pipeline.topics.placement import bound_sizes, centroids_of, nearest, reassign_outliers, similarity_to_own, size_bound
 from pipeline.topics.placement import unit as _unit
 from pipeline.topics.vocabulary import (
     TOP_WORDS,
@@ -41,7 +41,6 @@ from pipeline.topics.vocabulary import (
 
 log = logging.getLogger(__name__)
 
-MIN_THEME_BOUND = 50  # the size bound never splits a theme of 50 papers or fewer (a week's listing)
 SMALL_DATA = 4096  # below this many points UMAP computes all pairwise distances instead of NN-descent
 
 
@@ -222,7 +221,7 @@ class ThemeModel:
             if (core == -1).all():
                 self.bertopic_, core, tree = None, np.zeros(n, dtype=int), None
         self.clustered_ = tree is not None
-        self.max_theme_size_ = max(int(self.cfg.max_theme_share * n), MIN_THEME_BOUND)
+        self.max_theme_size_ = size_bound(n, self.cfg.max_theme_share)
         if tree is not None:
             from pipeline.topics.split import CondensedTree, split_large
 
@@ -258,7 +257,8 @@ class ThemeModel:
         self.centroids_ = centroids_of(embeddings, core, self.topic_ids_.tolist())
         near, best = nearest(embeddings, self.centroids_, self.topic_ids_)
         topics = reassign_outliers(core, best, near, self.cfg.min_similarity, self.cfg.max_outlier_share)
-        self.topics_ = bound_sizes(topics, core, embeddings @ self.centroids_.T, self.topic_ids_, self.max_theme_size_)
+        sims = embeddings @ self.centroids_.T
+        self.topics_ = bound_sizes(topics, core == -1, lambda rows: sims[rows], self.topic_ids_, self.max_theme_size_)
         self.similarity_ = similarity_to_own(embeddings, self.topics_, self.topic_ids_, self.centroids_, best)
         self.sizes_by_topic_ = {int(t): int((self.topics_ == t).sum()) for t in self.topic_ids_}
         self.representatives_ = {}

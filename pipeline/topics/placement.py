@@ -3,6 +3,8 @@ their nearest theme up to a share left unassigned, and a size bound no joining p
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -72,10 +74,21 @@ def reassign_outliers(
     return out
 
 
-def bound_sizes(topics: np.ndarray, core: np.ndarray, sims: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
-    """Outliers that joined a theme beyond ``bound`` papers join their next most similar theme with
-    room instead (least similar first); papers of a theme's core (``core`` != -1) never move.
-    ``sims``: papers x themes (columns in ``ids`` order)."""
+MIN_THEME_BOUND = 50  # the size bound never splits a theme of 50 papers or fewer (a week's listing)
+
+
+def size_bound(n: int, share: float) -> int:
+    """The most papers a theme of a corpus of ``n`` may hold: ``share`` of them, at least ``MIN_THEME_BOUND``."""
+    return max(int(share * n), MIN_THEME_BOUND)
+
+
+def bound_sizes(topics: np.ndarray, movable: np.ndarray, sims_of: Callable[[np.ndarray], np.ndarray],
+                ids: np.ndarray, bound: int) -> np.ndarray:
+    """Papers that joined a theme beyond ``bound`` papers join their next most similar theme with
+    room instead (least similar first); only ``movable`` papers move (HDBSCAN's outliers in a fit,
+    the placed papers of a sampled one), never a theme's core. ``sims_of(rows)``: those papers'
+    similarities to every theme (columns in ``ids`` order), asked only for the members of themes
+    over the bound, so a million placed papers never need a full papers x themes matrix."""
     out = topics.copy()
     column = {int(t): j for j, t in enumerate(ids)}
     sizes = {int(t): int((out == t).sum()) for t in ids}
@@ -83,12 +96,15 @@ def bound_sizes(topics: np.ndarray, core: np.ndarray, sims: np.ndarray, ids: np.
         excess = sizes[t] - bound
         if excess <= 0:
             continue
-        joined = np.flatnonzero((out == t) & (core == -1))
-        for i in joined[np.argsort(sims[joined, column[t]], kind="stable")][:excess]:
-            for j in np.argsort(-sims[i], kind="stable"):
+        joined = np.flatnonzero((out == t) & movable)
+        if not len(joined):
+            continue
+        sims = np.asarray(sims_of(joined))
+        for k in np.argsort(sims[:, column[t]], kind="stable")[:excess]:
+            for j in np.argsort(-sims[k], kind="stable"):
                 other = int(ids[j])
                 if other != t and sizes[other] < bound:
-                    out[i] = other
+                    out[joined[k]] = other
                     sizes[other] += 1
                     sizes[t] -= 1
                     break

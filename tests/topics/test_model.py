@@ -126,10 +126,18 @@ def test_outliers_do_not_push_a_theme_past_the_size_bound():
     core = np.array([0, 0, 0, 1, -1, -1, -1])
     topics = np.array([0, 0, 0, 1, 0, 0, 1])  # two outliers joined theme 0, one joined theme 1
     sims = np.array([[0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.1, 0.9], [0.8, 0.7], [0.6, 0.5], [0.2, 0.9]])
-    out = bound_sizes(topics, core, sims, np.array([0, 1]), bound=4)
+    asked = []
+
+    def sims_of(rows):
+        asked.append(rows.tolist())
+        return sims[rows]
+
+    out = bound_sizes(topics, core == -1, sims_of, np.array([0, 1]), bound=4)
     # theme 0 holds 5 > 4: its least similar outlier (row 5) moves to theme 1; core papers never move
     assert out.tolist() == [0, 0, 0, 1, 0, 1, 1]
-    assert bound_sizes(topics, core, sims, np.array([0, 1]), bound=10).tolist() == topics.tolist()
+    assert asked == [[4, 5]]  # similarities asked only for the movable papers of the theme over the bound
+    assert bound_sizes(topics, core == -1, sims_of, np.array([0, 1]), bound=10).tolist() == topics.tolist()
+    assert asked == [[4, 5]]
 
 
 def test_themes_that_cannot_be_named_merge_into_a_neighbour_or_dissolve():

@@ -102,6 +102,35 @@ def test_papers_outside_the_sample_join_the_theme_of_their_group():
         np.random.default_rng(cfg.seed).choice(len(docs), 90, replace=False)))] != -1).mean() >= 0.9
 
 
+def test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_bound():
+    """A group that holds 80 of 130 papers: the sample's fit keeps it within the bound (50 papers),
+    and placing the rest fills it to the bound; the least similar of the others go to their next
+    theme. The sample's papers never move."""
+    import dataclasses
+
+    from pipeline.config import TopicsConfig
+    from pipeline.topics.fitting import fit
+    from tests.topics.test_model import corpus
+
+    docs, vectors, truth = corpus(per_theme=80)
+    rows = np.concatenate([np.flatnonzero(truth == 0), np.flatnonzero(truth == 1)[:25], np.flatnonzero(truth == 2)[:25]])
+    docs, vectors, truth = [docs[i] for i in rows], vectors[rows], truth[rows]
+    cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=70)
+    result = fit(docs, vectors, [f"p{i}" for i in range(len(docs))], cfg, "test", None, {})
+    sample = np.sort(np.random.default_rng(cfg.seed).choice(len(docs), 70, replace=False))
+    big = set(result.topics[sample][truth[sample] == 0].tolist())
+    assert len(big) == 1 and (truth[sample] == 0).sum() < 50  # the sample alone is within the bound
+    (theme,) = big
+    sizes = np.bincount(result.topics[result.topics >= 0])
+    assert sizes.max() <= 50 and (result.topics == theme).sum() == 50
+    assert ((result.topics != theme) & (truth == 0)).sum() == 30  # placed beyond the bound: moved on
+    moved = np.flatnonzero((result.topics != theme) & (truth == 0))
+    assert not np.isin(moved, sample).any() and (result.topics[moved] != -1).all()
+    kept = np.setdiff1d(np.flatnonzero(truth == 0), np.union1d(moved, sample))
+    own = vectors @ result.state.centroids[result.state.ids.tolist().index(theme)]
+    assert own[moved].max() <= own[kept].min()  # the least similar moved
+
+
 def test_a_sampled_refit_moves_papers_outside_the_sample_into_a_theme_found_new():
     """Papers placed before in a theme (here: a third group lumped into the second) move, sampled or
     not, into the theme the refit finds for them; the others keep their themes."""
