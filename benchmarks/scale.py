@@ -4,8 +4,8 @@ Above ``fit_sample_size`` papers (default 50,000) the themes are fitted on a see
 other paper is placed by its nearest centroid (``topics.fitting.place_rest``). This measures that
 path, fit + place, on synthetic clustered unit vectors (``--sizes``, default 200,000 and 1,000,000;
 300 groups of uneven size in 384 dimensions, each with its own small vocabulary so the themes can be
-named), each size in a fresh process: wall time, peak RSS, themes, unassigned share, the largest theme's share, and how pure the
-themes are (share of papers in their theme's majority group). Label faithfulness is not checked
+named), each size in a fresh process: wall time, peak RSS, themes, unassigned share, the largest
+theme's share, and how pure the themes are (share of papers in their theme's majority group). Label faithfulness is not checked
 (no sentence model is loaded), so naming is a little cheaper than in a real run.
 
 It also measures embedding throughput (papers per second, title + abstract, the default 128 tokens)
