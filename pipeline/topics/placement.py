@@ -87,8 +87,9 @@ def bound_sizes(topics: np.ndarray, movable: np.ndarray, sims_of: Callable[[np.n
     """Papers that joined a theme beyond ``bound`` papers join their next most similar theme with
     room instead (least similar first); only ``movable`` papers move (HDBSCAN's outliers in a fit,
     the placed papers of a sampled one), never a theme's core. ``sims_of(rows)``: those papers'
-    similarities to every theme (columns in ``ids`` order), asked only for the members of themes
-    over the bound, so a million placed papers never need a full papers x themes matrix."""
+    similarities to every theme (columns in ``ids`` order), asked only for the movable members of
+    themes over the bound and ``BLOCK`` papers at a time, so a million placed papers never need a
+    papers x themes matrix."""
     out = topics.copy()
     column = {int(t): j for j, t in enumerate(ids)}
     sizes = {int(t): int((out == t).sum()) for t in ids}
@@ -99,13 +100,17 @@ def bound_sizes(topics: np.ndarray, movable: np.ndarray, sims_of: Callable[[np.n
         joined = np.flatnonzero((out == t) & movable)
         if not len(joined):
             continue
-        sims = np.asarray(sims_of(joined))
-        for k in np.argsort(sims[:, column[t]], kind="stable")[:excess]:
-            for j in np.argsort(-sims[k], kind="stable"):
-                other = int(ids[j])
-                if other != t and sizes[other] < bound:
-                    out[joined[k]] = other
-                    sizes[other] += 1
-                    sizes[t] -= 1
-                    break
+        own = np.concatenate([np.asarray(sims_of(joined[s : s + BLOCK]))[:, column[t]]
+                              for s in range(0, len(joined), BLOCK)])
+        leaving = joined[np.argsort(own, kind="stable")[:excess]]
+        for s in range(0, len(leaving), BLOCK):
+            part = leaving[s : s + BLOCK]
+            for i, sims in zip(part.tolist(), np.asarray(sims_of(part))):
+                for j in np.argsort(-sims, kind="stable"):
+                    other = int(ids[j])
+                    if other != t and sizes[other] < bound:
+                        out[i] = other
+                        sizes[other] += 1
+                        sizes[t] -= 1
+                        break
     return out
