@@ -30,7 +30,7 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     ``place``: ``placement.nearest`` or its cluster twin)."""
     if cfg.fit_sample_size and len(texts) > cfg.fit_sample_size:
         rng = np.random.default_rng(cfg.seed)
-        sample = rng.choice(len(texts), cfg.fit_sample_size, replace=False)
+        sample = sample_rows(paper_ids, cfg.fit_sample_size, cfg.seed)
         if previous is not None and previous_topics and cfg.refit_keeps_placed:
             # every theme that holds papers has one in the sample, so the refit keeps it
             held = np.array([previous_topics.get(p, -1) for p in paper_ids])
@@ -115,6 +115,19 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
               previous=previous, previous_topics=previous_topics, corpus=names)
     return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
                       receiving=receiving, revived=revived)
+
+
+def sample_rows(paper_ids: list[str], size: int, seed: int) -> np.ndarray:
+    """The rows of the ``size`` papers a sampled fit clusters (sorted): those whose ids hash lowest
+    under ``seed``. A paper is in the sample or not by its own id, wherever it sits in the corpus, so
+    a corpus that grew by a week is sampled almost as before (the new papers take the places of
+    about as many old ones, in proportion) and a refit clusters nearly the same papers again."""
+    import pandas as pd
+
+    if size >= len(paper_ids):
+        return np.arange(len(paper_ids), dtype=np.int64)
+    keys = pd.util.hash_array(np.array([f"{seed}:{p}" for p in paper_ids], dtype=object))
+    return np.sort(np.argpartition(keys, size - 1)[:size]).astype(np.int64)
 
 
 def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],

@@ -88,7 +88,7 @@ def test_papers_outside_the_sample_join_the_theme_of_their_group():
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, truth = corpus(per_theme=60)
@@ -98,8 +98,7 @@ def test_papers_outside_the_sample_join_the_theme_of_their_group():
     assert len(result.topics) == len(docs) and (result.topics == -1).mean() <= 0.05
     for t in set(result.topics.tolist()) - {-1}:  # each theme is one true group, sampled or placed
         assert len(set(truth[result.topics == t].tolist())) == 1
-    assert (result.topics[np.setdiff1d(np.arange(len(docs)), np.sort(
-        np.random.default_rng(cfg.seed).choice(len(docs), 90, replace=False)))] != -1).mean() >= 0.9
+    assert (result.topics[np.setdiff1d(np.arange(len(docs)), sample_rows(ids, 90, cfg.seed))] != -1).mean() >= 0.9
 
 
 def test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_bound():
@@ -109,15 +108,16 @@ def test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_boun
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, truth = corpus(per_theme=80)
     rows = np.concatenate([np.flatnonzero(truth == 0), np.flatnonzero(truth == 1)[:25], np.flatnonzero(truth == 2)[:25]])
     docs, vectors, truth = [docs[i] for i in rows], vectors[rows], truth[rows]
     cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=70)
-    result = fit(docs, vectors, [f"p{i}" for i in range(len(docs))], cfg, "test", None, {})
-    sample = np.sort(np.random.default_rng(cfg.seed).choice(len(docs), 70, replace=False))
+    ids = [f"p{i}" for i in range(len(docs))]
+    result = fit(docs, vectors, ids, cfg, "test", None, {})
+    sample = sample_rows(ids, 70, cfg.seed)
     big = set(result.topics[sample][truth[sample] == 0].tolist())
     assert len(big) == 1 and (truth[sample] == 0).sum() < 50  # the sample alone is within the bound
     (theme,) = big
@@ -137,7 +137,7 @@ def test_a_sampled_refit_moves_papers_outside_the_sample_into_a_theme_found_new(
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, truth = corpus(per_theme=60)
@@ -150,7 +150,7 @@ def test_a_sampled_refit_moves_papers_outside_the_sample_into_a_theme_found_new(
               for i, p in enumerate(ids)}  # the third group's papers were placed in the second's theme
     cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=90)
     result = fit(docs, vectors, ids, cfg, "test", first.state, lumped)
-    sample = np.sort(np.random.default_rng(cfg.seed).choice(len(docs), 90, replace=False))
+    sample = sample_rows(ids, 90, cfg.seed)
     outside = np.setdiff1d(np.arange(len(docs)), sample)
     third = result.topics[truth == 2]
     assert len(set(third.tolist())) == 1 and third[0] not in first.state.ids.tolist()
@@ -165,7 +165,7 @@ def test_a_sampled_refit_keeps_the_areas_ids():
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, _ = corpus(per_theme=60)
@@ -182,7 +182,7 @@ def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, _ = corpus(per_theme=60)
@@ -193,7 +193,7 @@ def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
     keep = np.flatnonzero(before == small)[:2]  # a theme left with two papers ...
     before[np.setdiff1d(np.flatnonzero(before == small), keep)] = int(first.state.ids[0])
     cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=40)
-    sample = set(np.random.default_rng(cfg.seed).choice(len(docs), 40, replace=False).tolist())
+    sample = set(sample_rows(ids, 40, cfg.seed).tolist())
     assert not sample & set(keep.tolist())  # ... which a plain sample of 40 misses
     again = fit(docs, vectors, ids, cfg, "test", first.state, dict(zip(ids, before.tolist())))
     assert set(first.state.ids.tolist()) <= set(again.state.ids.tolist())
@@ -202,3 +202,18 @@ def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
     centroid = vectors[keep].mean(axis=0)  # centred on both its papers, not on the one sampled
     np.testing.assert_allclose(again.state.centroids[again.state.ids.tolist().index(small)],
                                centroid / np.linalg.norm(centroid), atol=1e-5)
+
+
+def test_a_paper_is_sampled_by_its_id_so_a_grown_corpus_keeps_its_sample():
+    from pipeline.topics.fitting import sample_rows
+
+    ids = [f"2507.{i:05d}" for i in range(5000)]
+    first = {ids[i] for i in sample_rows(ids, 1000, 42)}
+    assert len(first) == 1000
+    shuffled = list(np.random.default_rng(0).permutation(ids))
+    assert {shuffled[i] for i in sample_rows(shuffled, 1000, 42)} == first  # order does not matter
+    grown = ids + [f"2508.{i:05d}" for i in range(100)]  # a week more: about 20 of them replace old ones
+    again = {grown[i] for i in sample_rows(grown, 1000, 42)}
+    assert 960 <= len(first & again) < 1000 and all(p.startswith("2508.") for p in again - first)
+    assert len(first & {ids[i] for i in sample_rows(ids, 1000, 7)}) < 300  # another seed, another sample
+    assert len(sample_rows(ids[:50], 1000, 42)) == 50
