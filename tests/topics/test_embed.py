@@ -143,10 +143,13 @@ def test_identity_names_model_hash_and_token_limit():
     assert embedder.identity != TransformerEmbedder(max_tokens=128).identity
 
 
-def test_vectors_match_sentence_transformers_and_batching_does_not_change_them():
-    """The model run in plain torch gives sentence-transformers' vectors, whatever the batch; long
-    texts are cut at the same token."""
+def test_vectors_match_sentence_transformers_and_batching_does_not_change_them(monkeypatch):
+    """The model run in plain torch gives sentence-transformers' vectors, whatever the batch and
+    however the feed-forward block is cut into chunks of token rows; long texts are cut at the same
+    token."""
     from sentence_transformers import SentenceTransformer
+
+    from pipeline.topics import bert
 
     texts = ["Expert parallelism for MoE serving on GPU clusters. We route tokens to experts.",
              "  Byzantine fault tolerant consensus  ", "x", "Ünïcode — dashes and “quotes” " * 40]
@@ -158,6 +161,15 @@ def test_vectors_match_sentence_transformers_and_batching_does_not_change_them()
     assert vectors.dtype == np.float32 and vectors.shape == expected.shape
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
     np.testing.assert_allclose(TransformerEmbedder(batch_size=64).encode(texts), vectors, atol=1e-5)
+    chunks = []
+    whole = bert.Bert._feed_forward
+    monkeypatch.setattr(bert.Bert, "_feed_forward", lambda self, x, at: chunks.append(x.shape[0]) or whole(self, x, at))
+    monkeypatch.setattr(bert, "FF_ROWS", 7)  # chunks that do not divide the rows evenly
+    np.testing.assert_allclose(TransformerEmbedder(batch_size=64).encode(texts), expected, atol=1e-5)
+    full = [f"Paper {i}: expert parallelism for MoE serving on GPU clusters, take {i}. " * 20 for i in range(3)]
+    np.testing.assert_allclose(TransformerEmbedder(batch_size=64).encode(full),  # every row a token, none padding
+                               reference.encode(full, normalize_embeddings=True, convert_to_numpy=True), atol=1e-5)
+    assert chunks and min(chunks) > 7  # the chunked path ran
 
 
 def test_the_plain_torch_encoder_runs_the_default_model_and_transformers_runs_the_rest(monkeypatch, tmp_path):
