@@ -21,6 +21,7 @@ the areas' centroids.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -185,13 +186,22 @@ class Named:
 
 class Corpus:
     """What naming needs of the papers, computed once and reused while themes are merged: the word
-    indexes of texts and titles, each text's phrases, and the embeddings of phrases already judged."""
+    indexes of texts and titles, each text's phrases, the embeddings of phrases already judged, and
+    what was worked out for a group of papers named before (``memo``: its candidates, how its label
+    grows and is written, its description), which depends only on the group's papers: a merging
+    round changes a few themes, and the others are not named again from scratch."""
 
     def __init__(self, texts: Sequence[str], titles: Sequence[str], stop: frozenset[str]) -> None:
         self.texts, self.titles, self.stop = texts, titles, stop
         self.doc_index, self.title_index = WordIndex(texts), WordIndex(titles)
         self.phrases = [phrases(text, stop) for text in texts]
         self.vectors: dict[str, np.ndarray] = {}
+        self.memo: dict[tuple, object] = {}
+
+    def remembered(self, key: tuple, compute: Callable[[], object]):  # noqa: ANN201 - whatever compute returns
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     def embed(self, embed: Embed, texts: list[str]) -> np.ndarray:
         missing = [t for t in texts if t not in self.vectors]
@@ -219,8 +229,10 @@ def name_groups(
     corpus = corpus if corpus is not None else Corpus(texts, titles, stop)
     doc_index = corpus.doc_index
     members = {t: np.flatnonzero(groups == t) for t in ids}
+    group = {t: hashlib.blake2b(members[t].astype(np.int64).tobytes(), digest_size=16).digest() for t in ids}
     order = list(order) if order is not None else sorted(ids, key=lambda t: (-len(members[t]), t))
-    candidates = {t: _candidates(members[t], corpus) for t in ids}
+    candidates = {t: corpus.remembered(("candidates", group[t]), lambda t=t: _candidates(members[t], corpus))
+                  for t in ids}
     multiword = {t: [c for c in candidates[t] if len(c.phrase.split()) >= MIN_WORDS][:pool] for t in ids}
     verdict: dict[str, int] = {}
     if embed is not None and len(ids) > 1:
@@ -244,16 +256,17 @@ def name_groups(
             out[t] = Named(capitalised(label), _description(candidates[t], None, sample), fits, None)
             continue
         chosen = ranked[0]
-        grown = extend(chosen.phrase, sample, stop)
+        grown = corpus.remembered(("extend", group[t], chosen.phrase), lambda: extend(chosen.phrase, sample, stop))
         grown_words = content_words(grown, stop)
         group_docs = [doc_index.sets[i] for i in members[t]]
         if grown != chosen.phrase and (grown_words in taken or support(grown_words, group_docs) < 0.85 * chosen.support):
             grown, grown_words = chosen.phrase, chosen.words
         taken.add(grown_words)
         faithful = None if not verdict else verdict.get(chosen.phrase) == t
-        written = written_case(grown, sample)
-        out[t] = Named(capitalised(written), _description(candidates[t], chosen, sample, written),
-                       support(grown_words, group_docs), faithful)
+        written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
+        description = corpus.remembered(("description", group[t], chosen.phrase, written),
+                                        lambda: _description(candidates[t], chosen, sample, written))
+        out[t] = Named(capitalised(written), description, support(grown_words, group_docs), faithful)
     return out
 
 
