@@ -100,3 +100,20 @@ def test_label_measures_support_and_duplicates():
     assert measures["label_accuracy"] is None and measures["duplicate_labels"] == []
     same = label_measures({0: "MoE serving", 1: "Serving MoE"}, topics, texts, np.eye(2), [0, 1], stop=STOP)
     assert same["duplicate_labels"] == [["MoE serving", "Serving MoE"]]
+
+
+def test_a_corpus_reused_across_merges_names_a_changed_group_anew():
+    from pipeline.topics.label import Corpus
+
+    texts = [f"MoE serving {i}. Serving MoE experts with batching." for i in range(6)]
+    texts += [f"KV cache reuse {i}. A KV cache shared across requests." for i in range(6)]
+    texts += [f"Federated learning {i}. Clients train with federated learning and privacy." for i in range(6)]
+    titles = [t.split(". ")[0] for t in texts]
+    corpus = Corpus(texts, titles, STOP)
+    before = name_groups(texts, titles, groups_of(6, 6, 6), [0, 1, 2], np.eye(3), STOP, corpus=corpus)
+    assert before[1].label == "KV cache reuse"
+    merged = np.array([0] * 12 + [2] * 6)  # the KV cache papers join the MoE serving theme
+    again = name_groups(texts, titles, merged, [0, 2], np.eye(3)[[0, 2]], STOP, corpus=corpus)
+    fresh = name_groups(texts, titles, merged, [0, 2], np.eye(3)[[0, 2]], STOP)
+    assert again == fresh
+    assert again[0].support == 0.5 and again[2] == before[2]
