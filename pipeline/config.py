@@ -117,7 +117,7 @@ class TopicsConfig:
     threads: int | None = None  # torch threads; None: every core
     device: str = "auto"  # embedding: "auto" (a CUDA GPU when torch sees one, else the CPU), "cpu", "cuda"
     # embedding: "auto" (bfloat16 matrix products on a CPU that computes them natively, AVX512-BF16 or
-    # AMX, about 1.75 x faster there; else float32), "float32", "bfloat16"
+    # AMX, about 1.7 x faster there; else float32), "float32", "bfloat16"
     precision: str = "auto"
     n_neighbors: int | None = None  # UMAP
     n_components: int = 10  # UMAP (10 gave more stable themes and better labels than 5 when tuned)

@@ -106,7 +106,7 @@ class TransformerEmbedder:
     (CUDA when available, else CPU), ``"cpu"`` or ``"cuda"``; ``threads`` (CPU) defaults to every core.
     ``precision``: ``"float32"`` (the default here: the reference vectors), ``"bfloat16"`` (matrix
     products in bfloat16 under torch's autocast, layer norms and pooling in float32; vectors within
-    about 1e-4 in cosine of float32's) or ``"auto"`` (``resolve_precision``: bfloat16 where the CPU
+    about 3e-5 in cosine of float32's) or ``"auto"`` (``resolve_precision``: bfloat16 where the CPU
     computes it natively). bfloat16 vectors are cached apart from float32 ones (the identity says so).
     """
 

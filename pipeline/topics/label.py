@@ -226,6 +226,8 @@ def name_groups(
     ``corpus``: the same texts, titles and stop words, prepared once for several calls."""
     ids = [int(t) for t in ids]
     groups = np.asarray(groups)
+    if corpus is not None and (corpus.stop != stop or (texts is not corpus.texts and list(texts) != list(corpus.texts))):
+        raise ValueError("name_groups: the corpus was prepared for other texts or stop words")  # its memo would lie
     corpus = corpus if corpus is not None else Corpus(texts, titles, stop)
     doc_index = corpus.doc_index
     members = {t: np.flatnonzero(groups == t) for t in ids}

@@ -248,8 +248,10 @@ def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch, 
     assert embed.make_embedder(cfg).precision == "bfloat16"  # the config's default is "auto"
 
 
-def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones():
+def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones(monkeypatch):
     import pickle
+
+    from pipeline.topics import bert
 
     texts = ["Expert parallelism for MoE serving on GPU clusters. We route tokens to experts.",
              "Byzantine fault tolerant consensus for permissioned blockchains.", "x",
@@ -262,3 +264,11 @@ def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones():
     assert b.dtype == np.float32 and np.allclose(np.linalg.norm(b, axis=1), 1, atol=1e-5)
     assert not np.array_equal(a, b)  # bfloat16 did run
     assert (a * b).sum(axis=1).min() > 0.999
+    import torch
+
+    products = []
+    linear = torch.nn.functional.linear
+    monkeypatch.setattr(torch.nn.functional, "linear", lambda *a, **k: products.append(1) or linear(*a, **k))
+    monkeypatch.setattr(bert, "FF_ROWS", 7)
+    np.testing.assert_array_equal(TransformerEmbedder(max_tokens=128, precision="bfloat16").encode(texts), b)
+    assert len(products) == 6 * 6  # one batch, 6 layers of 6 products: under autocast the feed-forward is not cut

@@ -102,7 +102,8 @@ def test_label_measures_support_and_duplicates():
     assert same["duplicate_labels"] == [["MoE serving", "Serving MoE"]]
 
 
-def test_a_corpus_reused_across_merges_names_a_changed_group_anew():
+def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
+    from pipeline.topics import label
     from pipeline.topics.label import Corpus
 
     texts = [f"MoE serving {i}. Serving MoE experts with batching." for i in range(6)]
@@ -113,7 +114,25 @@ def test_a_corpus_reused_across_merges_names_a_changed_group_anew():
     before = name_groups(texts, titles, groups_of(6, 6, 6), [0, 1, 2], np.eye(3), STOP, corpus=corpus)
     assert before[1].label == "KV cache reuse"
     merged = np.array([0] * 12 + [2] * 6)  # the KV cache papers join the MoE serving theme
+    scored = []
+    candidates = label._candidates
+    monkeypatch.setattr(label, "_candidates", lambda rows, corpus: scored.append(len(rows)) or candidates(rows, corpus))
     again = name_groups(texts, titles, merged, [0, 2], np.eye(3)[[0, 2]], STOP, corpus=corpus)
+    assert scored == [12]  # only the changed theme is worked out again
     fresh = name_groups(texts, titles, merged, [0, 2], np.eye(3)[[0, 2]], STOP)
     assert again == fresh
     assert again[0].support == 0.5 and again[2] == before[2]
+
+
+def test_a_corpus_names_only_the_texts_it_was_prepared_for():
+    import pytest
+
+    from pipeline.topics.label import Corpus
+
+    texts = [f"MoE serving {i}. Serving MoE experts." for i in range(6)]
+    corpus = Corpus(texts, texts, STOP)
+    name_groups(list(texts), texts, groups_of(6), [0], np.eye(1), STOP, corpus=corpus)  # equal texts: fine
+    with pytest.raises(ValueError, match="other texts or stop words"):
+        name_groups([t.upper() for t in texts], texts, groups_of(6), [0], np.eye(1), STOP, corpus=corpus)
+    with pytest.raises(ValueError, match="other texts or stop words"):
+        name_groups(texts, texts, groups_of(6), [0], np.eye(1), STOP | {"serving"}, corpus=corpus)
