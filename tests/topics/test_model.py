@@ -222,3 +222,25 @@ def test_theme_vectorizer_counts_the_kept_candidates_in_one_pass():
     counts = nothing.fit_transform(themes)  # no candidate left: every term of the themes
     assert nothing.vocabulary is None and counts.shape == (5, len(nothing.get_feature_names_out()))
     assert {"federated learning", "quantum circuits"} <= set(nothing.get_feature_names_out())
+
+
+def test_the_size_bound_asks_for_similarities_a_block_at_a_time_with_the_same_result(monkeypatch):
+    from pipeline.topics import placement
+
+    rng = np.random.default_rng(3)
+    sims = rng.random((300, 4))
+    topics = np.where(rng.random(300) < 0.7, 0, rng.integers(1, 4, 300))  # theme 0 far over the bound
+    movable = rng.random(300) < 0.6
+    asked = []
+
+    def sims_of(rows):
+        asked.append(len(rows))
+        return sims[rows]
+
+    whole = bound_sizes(topics, movable, sims_of, np.arange(4), bound=90)
+    monkeypatch.setattr(placement, "BLOCK", 7)
+    asked.clear()
+    blocked = bound_sizes(topics, movable, sims_of, np.arange(4), bound=90)
+    assert blocked.tolist() == whole.tolist() and not np.array_equal(whole, topics)
+    assert max(asked) <= 7 and len(asked) > 2
+    assert np.bincount(blocked[blocked >= 0]).max() <= max(90, np.bincount(topics[~movable]).max())
