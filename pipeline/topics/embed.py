@@ -167,7 +167,7 @@ class TransformerEmbedder:
                 hidden = model(**batch).float()
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-                out[rows] = torch.nn.functional.normalize(pooled.float(), dim=1).cpu().numpy()
+                out[rows] = torch.nn.functional.normalize(pooled, dim=1).cpu().numpy()
         return out
 
 

@@ -231,7 +231,8 @@ def test_a_pickled_embedder_finds_the_model_in_its_own_installation():
     assert copy.model_path == embedder.model_path and copy.identity == embedder.identity
 
 
-def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch, tmp_path):
+def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch):
+    from pipeline.config import TopicsConfig
     from pipeline.topics import embed
 
     monkeypatch.setattr(embed, "cpu_has_bf16", lambda: True)
@@ -244,12 +245,13 @@ def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch, 
     with pytest.raises(ValueError, match="unknown precision 'half'"):
         embed.resolve_precision("half", "cpu")
     monkeypatch.setattr(embed, "cpu_has_bf16", lambda: True)
-    cfg = __import__("pipeline.config", fromlist=["TopicsConfig"]).TopicsConfig(device="cpu")
-    assert embed.make_embedder(cfg).precision == "bfloat16"  # the config's default is "auto"
+    assert embed.make_embedder(TopicsConfig(device="cpu")).precision == "bfloat16"  # the config's default is "auto"
 
 
 def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones(monkeypatch):
     import pickle
+
+    import torch
 
     from pipeline.topics import bert
 
@@ -264,8 +266,6 @@ def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones(monkeypa
     assert b.dtype == np.float32 and np.allclose(np.linalg.norm(b, axis=1), 1, atol=1e-5)
     assert not np.array_equal(a, b)  # bfloat16 did run
     assert (a * b).sum(axis=1).min() > 0.999
-    import torch
-
     products = []
     linear = torch.nn.functional.linear
     monkeypatch.setattr(torch.nn.functional, "linear", lambda *a, **k: products.append(1) or linear(*a, **k))
