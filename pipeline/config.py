@@ -103,6 +103,9 @@ class CleanConfig:
     max_abstract_chars: int = 20_000
 
 
+CLUSTERINGS = ("leiden", "hdbscan")
+
+
 @dataclass(frozen=True)
 class TopicsConfig:
     """``paper-trends topics``: embeddings, clustering, labels, identity across runs.
@@ -119,6 +122,13 @@ class TopicsConfig:
     # embedding: "auto" (bfloat16 matrix products on a CPU that computes them natively, AVX512-BF16 or
     # AMX, about 1.7 x faster there; else float32), "float32", "bfloat16"
     precision: str = "auto"
+    # "leiden": communities of the papers' nearest-neighbour graph, by consensus of several runs
+    # (topics/graph.py; two seeds agree far more); "hdbscan": UMAP, then HDBSCAN, as BERTopic does
+    clustering: str = "leiden"
+    graph_neighbors: int = 15  # leiden: each paper's nearest neighbours in the graph
+    graph_layout: bool = True  # leiden: the graph also joins each paper to its nearest neighbours in UMAP's layout
+    resolution: float = 5.0  # leiden: higher, finer themes
+    consensus_runs: int = 10  # leiden: partitions whose agreement weighs the graph (1: a single run)
     n_neighbors: int | None = None  # UMAP
     n_components: int = 10  # UMAP (10 gave more stable themes and better labels than 5 when tuned)
     bertopic_min_papers: int = 1000  # smaller corpora: the same steps without BERTopic (no model saved)
@@ -147,6 +157,14 @@ class TopicsConfig:
     emerge_min_size: int = 10  # papers a pool group needs to become a theme
     emerge_quantile: float = 0.05  # explained: as close to a theme as this share of its own members
     emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
+
+    def __post_init__(self) -> None:
+        if self.clustering not in CLUSTERINGS:
+            raise ConfigError(f"topics.clustering = {self.clustering!r}: use one of {', '.join(CLUSTERINGS)}")
+        if self.resolution <= 0:
+            raise ConfigError(f"topics.resolution = {self.resolution}: must be above 0")
+        if self.consensus_runs < 1 or self.graph_neighbors < 2:
+            raise ConfigError("topics.consensus_runs must be at least 1 and topics.graph_neighbors at least 2")
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,7 @@ class Sizes:
     n_neighbors: int
     min_cluster_size: int
     min_samples: int
+    resolution: float
 
 
 def scaled(n: int, cfg: TopicsConfig) -> Sizes:
@@ -123,7 +124,9 @@ def scaled(n: int, cfg: TopicsConfig) -> Sizes:
 
     The smallest theme is 0.5 % of the papers up to 2,000 papers and grows with the square root
     beyond (14 at 4,000 papers, 45 at 40,000), so a larger corpus is mapped at a finer grain instead
-    of in the same number of ever broader themes.
+    of in the same number of ever broader themes. Leiden's resolution is the configured one from
+    2,000 papers on and falls with the square root below (a fifth of it at 80 papers), so a weekly
+    listing is not cut into crumbs of a handful of papers each.
     Themes then split (size bound) and merge (naming) in ``ThemeModel.fit``."""
     knee = 2000
     min_cluster_size = cfg.min_cluster_size or int(
@@ -133,6 +136,7 @@ def scaled(n: int, cfg: TopicsConfig) -> Sizes:
         n_neighbors=cfg.n_neighbors or int(np.clip(round(np.sqrt(n) / 4), 5, 30)),
         min_cluster_size=min_cluster_size,
         min_samples=cfg.min_samples or max(2, min_cluster_size // 3),
+        resolution=cfg.resolution * min(n, knee) / knee,
     )
 
 
@@ -152,13 +156,17 @@ class ThemeModel:
 
     def _components(self, n: int, candidates: list[str]):  # noqa: ANN202
         from bertopic import BERTopic
+        from bertopic.dimensionality import BaseDimensionalityReduction
         from bertopic.vectorizers import ClassTfidfTransformer
         TopicVectorizer = topic_vectorizer_class()  # noqa: N806
         vectorizer = TopicVectorizer(candidates=candidates, topic_max_df=self.cfg.max_df, analyzer=analyzer(self.cfg))
+        leiden = self.cfg.clustering == "leiden"  # the graph is built on the vectors (and lays them out itself)
         return BERTopic(
             # not "english": BERTopic would strip hyphens ("test-time" -> "testtime") before counting
             language="multilingual",
-            umap_model=self._umap(n), hdbscan_model=self._hdbscan(n), vectorizer_model=vectorizer,
+            umap_model=BaseDimensionalityReduction() if leiden else self._umap(n),
+            hdbscan_model=self._leiden(n) if leiden else self._hdbscan(n),
+            vectorizer_model=vectorizer,
             ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True), top_n_words=TOP_WORDS,
             calculate_probabilities=False, verbose=False,
         )
@@ -181,14 +189,30 @@ class ThemeModel:
             max_cluster_size=n // 3 if n >= 1000 else 0,
         )
 
+    def _leiden(self, n: int):  # noqa: ANN202
+        from pipeline.topics.graph import LeidenThemes
+
+        return LeidenThemes(n_neighbors=self.cfg.graph_neighbors, resolution=self.sizes_.resolution,
+                            runs=self.cfg.consensus_runs, min_cluster_size=self.sizes_.min_cluster_size,
+                            max_cluster_size=size_bound(n, self.cfg.max_theme_share),
+                            layout=self._umap(n) if self.cfg.graph_layout else None, random_state=self.cfg.seed)
+
     def _cluster(self, docs: list[str], embeddings: np.ndarray):  # noqa: ANN202 - a condensed tree
-        """UMAP, then HDBSCAN's clusters (-1: outlier, the others numbered by size as BERTopic does)
-        and its condensed tree; through BERTopic from ``bertopic_min_papers`` papers on."""
+        """The clusters (-1: outlier, the others numbered by size as BERTopic does) and, for
+        HDBSCAN, its condensed tree (None for Leiden, whose themes are already within the size
+        bound); through BERTopic from ``bertopic_min_papers`` papers on."""
         n = len(docs)
+        leiden = self.cfg.clustering == "leiden"
         if n >= self.cfg.bertopic_min_papers:
             self.bertopic_ = self._components(n, candidate_terms(docs, self.cfg))
             core = np.asarray(self.bertopic_.fit_transform(docs, embeddings=embeddings)[0])
-            return core, self.bertopic_.hdbscan_model.condensed_tree_
+            if leiden:
+                self._graph = self.bertopic_.hdbscan_model.graph_
+            return core, None if leiden else self.bertopic_.hdbscan_model.condensed_tree_
+        if leiden:
+            clusterer = self._leiden(n).fit(embeddings)
+            self._graph = clusterer.graph_
+            return clusterer.labels_, None
         clusterer = self._hdbscan(n).fit(self._umap(n).fit_transform(embeddings))
         labels = np.asarray(clusterer.labels_)
         found, counts = np.unique(labels[labels != -1], return_counts=True)
@@ -213,14 +237,16 @@ class ThemeModel:
         self._titles = titles if titles is not None else [d.split(". ", 1)[0] for d in docs]
         self._embed = embed
         self.bertopic_ = None
+        self._graph = None
         self.merged_ = []  # (theme, into) pairs; into -1: dissolved
         self.sizes_ = scaled(n, self.cfg)
         core, tree = np.zeros(n, dtype=int), None  # too few papers to cluster: one theme
+        self.clustered_ = False
         if n >= max(20, 2 * self.sizes_.min_cluster_size):
             core, tree = self._cluster(docs, embeddings)
+            self.clustered_ = True
             if (core == -1).all():
-                self.bertopic_, core, tree = None, np.zeros(n, dtype=int), None
-        self.clustered_ = tree is not None
+                self.bertopic_, core, tree, self.clustered_ = None, np.zeros(n, dtype=int), None, False
         self.max_theme_size_ = size_bound(n, self.cfg.max_theme_share)
         if tree is not None:
             from pipeline.topics.split import CondensedTree, split_large
@@ -301,11 +327,12 @@ class ThemeModel:
         sizes = dict(self.sizes_by_topic_)
         core = np.where(self.core_, self.topics_, -1)
         touched: set[int] = set()
+        links = self._links() if getattr(self, "_graph", None) is not None else None
         for t in sorted(weak, key=lambda t: (sizes[t], t)):
             if t in touched:
                 continue
-            sims = self.centroids_ @ self.centroids_[ids.index(t)]
-            neighbours = [ids[j] for j in np.argsort(-sims, kind="stable") if ids[j] != t][:3]
+            near = links[ids.index(t)] if links is not None else self.centroids_ @ self.centroids_[ids.index(t)]
+            neighbours = [ids[j] for j in np.argsort(-near, kind="stable") if ids[j] != t][:3]
             into = next((u for u in neighbours
                          if u not in touched and sizes[u] + sizes[t] <= self.max_theme_size_), None)
             if into is None and len(set(core.tolist()) - {-1, t}) == 0:
@@ -320,6 +347,16 @@ class ThemeModel:
                 sizes[into] += sizes[t]
             self.merged_.append((t, into))
         return core if touched else None
+
+    def _links(self) -> np.ndarray:
+        """Theme x theme: the weight of the clustering graph's edges between their papers."""
+        from scipy import sparse
+
+        placed = np.flatnonzero(self.topics_ != -1)
+        member = sparse.csr_matrix(
+            (np.ones(len(placed)), (placed, np.searchsorted(self.topic_ids_, self.topics_[placed]))),
+            shape=(len(self.topics_), len(self.topic_ids_)))
+        return (member.T @ self._graph @ member).toarray()
 
     def _refresh_bertopic(self, core: np.ndarray) -> None:
         """Tell the fitted BERTopic model about a changed clustering: c-TF-IDF words and topic

@@ -218,7 +218,8 @@ def test_only_arxiv_links_become_links_and_markup_from_the_data_is_escaped_every
 
     papers = read_table(themed.paths.papers, Papers)
     doc = read_table(themed.paths.doc_topics, DocTopics)
-    target = papers[papers[Papers.week] == "2026-W24"].index[0]
+    themed_ids = set(doc.loc[doc["topic"] != -1, "paper_id"])  # a paper in a theme, so the theme is shown
+    target = papers[(papers[Papers.week] == "2026-W24") & papers[Papers.paper_id].isin(themed_ids)].index[0]
     papers.loc[target, Papers.url] = "javascript:alert(document.domain)"
     write_table(papers, themed.paths.papers, Papers)
     theme = int(doc.set_index("paper_id").loc[papers.loc[target, Papers.paper_id], "topic"])

