@@ -41,6 +41,7 @@ from pipeline.topics.vocabulary import (
 
 log = logging.getLogger(__name__)
 
+KEYWORD_CORE = 0.6  # Leiden: a theme's keywords come from this share of its papers, the most central
 SMALL_DATA = 4096  # below this many points UMAP computes all pairwise distances instead of NN-descent
 
 
@@ -267,7 +268,7 @@ class ThemeModel:
             core = np.array([ids.index(t) if t != -1 else -1 for t in core.tolist()], dtype=int)
             self._place(core)
             self._name()
-        self._words(core)
+        self._words(self._central(core) if self._graph is not None else core)
         if self.bertopic_ is not None:
             self.bertopic_.vectorizer_model = plain_vectorizer(self.bertopic_.vectorizer_model)
         self.label_corpus_ = self._names  # reused to name the areas
@@ -301,6 +302,20 @@ class ThemeModel:
         self.descriptions_ = {t: named[t].description for t in named}
         self.label_support_ = {t: named[t].support for t in named}
         self.label_faithful_ = {t: named[t].faithful for t in named}
+
+    def _central(self, core: np.ndarray) -> np.ndarray:
+        """``core`` with only the ``KEYWORD_CORE`` share of each theme's papers most similar to its
+        centroid left in it. HDBSCAN's themes have a core (the papers it clustered, before the
+        outliers join) that their keywords come from; Leiden puts every paper in a theme, and
+        keywords drawn from all of them, borders included, co-occurred less (NPMI 0.17 against
+        0.25 on the 2025 sample)."""
+        central = np.full_like(core, -1)
+        for t in set(core.tolist()) - {-1}:
+            rows = np.flatnonzero(core == t)
+            order = np.argsort(-self.similarity_[rows], kind="stable")
+            keep = rows[order[: max(1, int(np.ceil(KEYWORD_CORE * len(rows))))]]
+            central[keep] = t
+        return central
 
     def _words(self, core: np.ndarray) -> None:
         """Keywords of the final themes: c-TF-IDF on each theme's core (BERTopic's, told about the

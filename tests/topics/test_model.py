@@ -186,6 +186,17 @@ def test_with_a_graph_a_theme_that_cannot_be_named_joins_the_theme_it_is_most_li
     assert model._consolidate().tolist() == [0] * 4 + [1] * 4 + [0] * 2 and model.merged_ == [(2, 0)]
 
 
+def test_a_leiden_themes_keywords_come_from_its_most_central_papers():
+    from pipeline.topics.model import KEYWORD_CORE
+
+    model = ThemeModel(CFG)
+    model.similarity_ = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.95, 0.2, 0.3, 0.4, 0.5])
+    core = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1])
+    central = model._central(core)
+    assert KEYWORD_CORE == 0.6  # three of five papers
+    assert central.tolist() == [0, 0, 0, -1, -1, -1, 1, -1, 1, 1, -1]
+
+
 @pytest.mark.parametrize("clustering", ["leiden", "hdbscan"])
 def test_both_clusterings_find_the_three_themes(clustering):
     docs, vectors, truth = corpus()
