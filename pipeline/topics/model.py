@@ -1,14 +1,17 @@
 """The theme model: BERTopic over precomputed embeddings, with explicit, seeded components.
 
 ``ThemeModel`` follows scikit-learn's conventions: the constructor stores its config, ``fit`` returns
-``self``, learned attributes end in ``_``. UMAP, HDBSCAN, the vectorizer and c-TF-IDF are built here
-rather than left to BERTopic's defaults, and their sizes scale with the corpus (``scaled``). After
-clustering, papers HDBSCAN left as outliers join their nearest theme (cosine similarity between the
-paper's embedding and the theme's centroid) until at most ``max_outlier_share`` of papers stay
-unassigned; keywords stay those of each theme's core, so reassignments do not blur them.
+``self``, learned attributes end in ``_``. The clustering (``clustering``: Leiden communities of the
+papers' neighbour graph by default, ``graph.py``; or UMAP + HDBSCAN), the vectorizer and c-TF-IDF
+are built here rather than left to BERTopic's defaults, and their sizes scale with the corpus
+(``scaled``). After clustering, papers left unassigned (communities under the smallest theme, or
+HDBSCAN's outliers) join their nearest theme (cosine similarity between the paper's embedding and
+the theme's centroid) until at most ``max_outlier_share`` of papers stay unassigned; keywords stay
+those of each theme's core (HDBSCAN's clustered papers; Leiden's most central ``KEYWORD_CORE``), so
+reassignments and borders do not blur them.
 
-Below ``bertopic_min_papers`` papers (a weekly listing) the same steps run without BERTopic: UMAP,
-HDBSCAN and the c-TF-IDF keywords (``vocabulary.ctfidf_words``, BERTopic's formula) are called
+Below ``bertopic_min_papers`` papers (a weekly listing) the same steps run without BERTopic: the
+clustering and the c-TF-IDF keywords (``vocabulary.ctfidf_words``, BERTopic's formula) are called
 directly, which spares ``import bertopic`` (about 10 s, most of it sentence-transformers); such a
 fit saves no BERTopic model. UMAP's numba functions are compiled once per machine and cached
 (``_umap_class``), instead of in every process (about 20 s).
@@ -227,11 +230,13 @@ class ThemeModel:
         ``titles`` weigh more in the labels (default: the text before the first ". "); ``embed``
         (the papers' embedding model) checks that each label lies nearest its own theme.
 
-        Steps: BERTopic (UMAP, HDBSCAN, c-TF-IDF); themes above ``max_theme_share`` split along
-        HDBSCAN's tree; outliers join their nearest theme; labels (``label.py``); then themes that
-        cannot be named apart from their neighbours (no phrase of theirs lies nearest their own
-        centroid, or the best fits under ``min_label_support`` of their papers) merge into a
-        neighbour while it stays under the size bound, or dissolve into their neighbours."""
+        Steps: BERTopic (Leiden on the neighbour graph, cut to ``max_theme_share``; or UMAP,
+        HDBSCAN, then themes above the bound split along HDBSCAN's tree; c-TF-IDF); outliers join
+        their nearest theme; labels (``label.py``); then themes that cannot be named apart from
+        their neighbours (no phrase of theirs lies nearest their own centroid, or the best fits
+        under ``min_label_support`` of their papers) merge into a neighbour while it stays under
+        the size bound (the one they share most graph edges with, or else the nearest centroids),
+        or dissolve into their neighbours."""
         n = len(docs)
         embeddings = _unit(np.asarray(embeddings, dtype=np.float32))
         self._docs, self._embeddings = docs, embeddings
