@@ -134,9 +134,9 @@ class TopicsConfig:
     bertopic_min_papers: int = 1000  # smaller corpora: the same steps without BERTopic (no model saved)
     fit_sample_size: int = 50_000  # larger corpora: themes fitted on a sample this big, the rest placed (0: never)
     cluster: str = ""  # a Dask scheduler (tcp://host:8786) whose workers embed and place papers; "": here
-    min_cluster_size: int | None = None  # HDBSCAN
+    min_cluster_size: int | None = None  # the smallest theme (HDBSCAN; Leiden's smaller communities are placed)
     min_samples: int | None = None  # HDBSCAN
-    max_theme_share: float = 0.05  # larger themes are split along HDBSCAN's cluster tree
+    max_theme_share: float = 0.05  # larger themes are cut (Leiden: again on their subgraph; HDBSCAN: along its tree)
     min_label_support: float = 0.10  # a theme whose label fits fewer of its papers is merged away
     consolidation_rounds: int = 5  # rounds of merging themes that cannot be named apart (0: none)
     dissolve_unnamed: bool = True  # such a theme with no neighbour to merge into dissolves (else it stays)
@@ -161,10 +161,12 @@ class TopicsConfig:
     def __post_init__(self) -> None:
         if self.clustering not in CLUSTERINGS:
             raise ConfigError(f"topics.clustering = {self.clustering!r}: use one of {', '.join(CLUSTERINGS)}")
-        if self.resolution <= 0:
+        if not self.resolution > 0:
             raise ConfigError(f"topics.resolution = {self.resolution}: must be above 0")
-        if self.consensus_runs < 1 or self.graph_neighbors < 2:
-            raise ConfigError("topics.consensus_runs must be at least 1 and topics.graph_neighbors at least 2")
+        if self.consensus_runs < 1:
+            raise ConfigError(f"topics.consensus_runs = {self.consensus_runs}: must be at least 1")
+        if self.graph_neighbors < 2:
+            raise ConfigError(f"topics.graph_neighbors = {self.graph_neighbors}: must be at least 2")
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ def _c_library():  # noqa: ANN202 - a ctypes library, or None
 
     try:
         return ctypes.CDLL(None)
-    except OSError:  # no C library loaded by name here (Windows): the refinement draws as it will
+    except (OSError, TypeError):  # no C library by that name (Windows): the refinement draws as it will
         return None
 
 
@@ -77,12 +77,16 @@ def leiden(graph: sparse.csr_matrix, resolution: float, seed: int) -> np.ndarray
 
     scikit-network's refinement step draws from the C library's ``rand()``, whose state is the
     process's: unseeded, the same call gave another partition after other calls in the process.
-    It is seeded here with ``seed`` too, so a partition depends on its arguments alone."""
+    It is seeded here with ``seed`` too, so a partition depends on its arguments alone. That state
+    is the whole process's: two threads partitioning at once would draw from it in turn."""
     from sknetwork.clustering import Leiden
 
+    seed = int(seed) % 2**32
+    if graph.nnz == 0:  # no edges: every node on its own
+        return np.arange(graph.shape[0], dtype=int)
     library = _c_library()
     if library is not None and hasattr(library, "srand"):
-        library.srand(seed % 2**32)
+        library.srand(seed)
     model = Leiden(resolution=resolution, modularity="newman", shuffle_nodes=True, random_state=seed,
                    sort_clusters=True, return_probs=False, return_aggregate=False)
     return np.asarray(model.fit_predict(graph), dtype=int)
@@ -136,8 +140,9 @@ def bound(graph: sparse.csr_matrix, labels: np.ndarray, resolution: float, max_s
 class LeidenThemes:
     """Cluster unit vectors as communities of their nearest-neighbour graph (module docstring).
 
-    Learned: ``labels_`` (community per row, numbered by size, largest 0; -1 for rows in
-    communities under ``min_cluster_size``) and ``graph_`` (the consensus graph)."""
+    Learned: ``labels_`` (community per row, numbered by size, largest 0, ties by their first
+    row; -1 for rows in communities under ``min_cluster_size``), ``graph_`` (the consensus graph;
+    the neighbour graph itself when ``runs`` is 1) and ``neighbours_`` (the neighbour graph)."""
 
     def __init__(self, n_neighbors: int = 15, resolution: float = 5.0, runs: int = 10, min_cluster_size: int = 5,
                  max_cluster_size: int = 0, layout: object | None = None, random_state: int = 42) -> None:
@@ -155,11 +160,14 @@ class LeidenThemes:
         graph = neighbour_graph(x, self.n_neighbors)
         if self.layout is not None:  # and the neighbours in the layout
             graph = (graph + neighbour_graph(self.layout.fit_transform(x), self.n_neighbors, "euclidean")).tocsr()
+        self.neighbours_ = graph
         labels, self.graph_ = consensus(graph, self.resolution, self.runs, self.random_state)
         labels = bound(self.graph_, labels, self.resolution, self.max_cluster_size, self.random_state)
         sizes = np.bincount(labels, minlength=labels.max() + 1)
+        first = np.full(len(sizes), len(labels))
+        np.minimum.at(first, labels, np.arange(len(labels)))
         kept = np.flatnonzero(sizes >= self.min_cluster_size)
-        order = kept[np.argsort(-sizes[kept], kind="stable")]
+        order = kept[np.lexsort((first[kept], -sizes[kept]))]  # by size, ties by first paper (as BERTopic)
         rank = np.full(len(sizes), -1, dtype=int)
         rank[order] = np.arange(len(order))
         self.labels_ = rank[labels]

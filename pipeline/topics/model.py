@@ -129,7 +129,7 @@ def scaled(n: int, cfg: TopicsConfig) -> Sizes:
     The smallest theme is 0.5 % of the papers up to 2,000 papers and grows with the square root
     beyond (14 at 4,000 papers, 45 at 40,000), so a larger corpus is mapped at a finer grain instead
     of in the same number of ever broader themes. Leiden's resolution is the configured one from
-    2,000 papers on and falls with the square root below (a fifth of it at 80 papers), so a weekly
+    2,000 papers on and falls in proportion below (a twentieth of it at 100 papers), so a weekly
     listing is not cut into crumbs of a handful of papers each.
     Themes then split (size bound) and merge (naming) in ``ThemeModel.fit``."""
     knee = 2000
@@ -277,7 +277,10 @@ class ThemeModel:
         if self.bertopic_ is not None:
             self.bertopic_.vectorizer_model = plain_vectorizer(self.bertopic_.vectorizer_model)
         self.label_corpus_ = self._names  # reused to name the areas
-        del self._docs, self._embeddings, self._titles, self._embed, self._names
+        if self.bertopic_ is not None and self._graph is not None:  # the fitted clusterer's graphs and layout
+            clusterer = self.bertopic_.hdbscan_model
+            clusterer.graph_ = clusterer.neighbours_ = clusterer.layout = None
+        del self._docs, self._embeddings, self._titles, self._embed, self._names, self._graph
         return self
 
     def _place(self, core: np.ndarray) -> None:
@@ -313,7 +316,8 @@ class ThemeModel:
         centroid left in it. HDBSCAN's themes have a core (the papers it clustered, before the
         outliers join) that their keywords come from; Leiden puts every paper in a theme, and
         keywords drawn from all of them, borders included, co-occurred less (NPMI 0.17 against
-        0.25 on the 2025 sample)."""
+        0.25 on the 2025 sample). The saved BERTopic model is told this core, so its ``topics_``
+        and topic sizes count only these papers (-1 for the rest), as they count HDBSCAN's."""
         central = np.full_like(core, -1)
         for t in set(core.tolist()) - {-1}:
             rows = np.flatnonzero(core == t)
@@ -335,8 +339,9 @@ class ThemeModel:
         self.words_ = rerank_by_coverage(self.words_, self._docs, self.topics_, self.cfg)
 
     def _consolidate(self) -> np.ndarray | None:
-        """A new clustering in which each theme that cannot be named (see ``fit``) joins the nearest
-        of its three nearest themes that stays under the size bound, or else dissolves (its papers
+        """A new clustering in which each theme that cannot be named (see ``fit``) joins the first
+        of its three nearest themes (most linked in the clustering's graph, else nearest centroids)
+        that stays under the size bound, or else dissolves (its papers
         become outliers, which then join their nearest theme); None when every theme can be named.
         Smallest themes go first; a theme that took another one in this round takes no second."""
         weak = [int(t) for t in self.topic_ids_
@@ -351,8 +356,10 @@ class ThemeModel:
         for t in sorted(weak, key=lambda t: (sizes[t], t)):
             if t in touched:
                 continue
-            near = links[ids.index(t)] if links is not None else self.centroids_ @ self.centroids_[ids.index(t)]
-            neighbours = [ids[j] for j in np.argsort(-near, kind="stable") if ids[j] != t][:3]
+            sims = self.centroids_ @ self.centroids_[ids.index(t)]
+            # most linked first; themes equally linked (none at all, say) by their centroids
+            order = np.lexsort((-sims, -links[ids.index(t)])) if links is not None else np.argsort(-sims, kind="stable")
+            neighbours = [ids[j] for j in order if ids[j] != t][:3]
             into = next((u for u in neighbours
                          if u not in touched and sizes[u] + sizes[t] <= self.max_theme_size_), None)
             if into is None and len(set(core.tolist()) - {-1, t}) == 0:

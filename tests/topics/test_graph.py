@@ -38,10 +38,13 @@ def test_the_graph_joins_each_paper_to_its_nearest_others_once_and_symmetrically
 def test_a_partition_depends_on_its_seed_alone_not_on_calls_before_it():
     x, _ = blobs((40, 40, 40), spread=0.3)
     graph = neighbour_graph(x, 10)
-    first = leiden(graph, 3.0, 7)
-    others = [leiden(graph, 3.0, s) for s in range(8)]  # these draw from the C library's generator
-    assert (leiden(graph, 3.0, 7) == first).all()
-    assert any((o != first).any() for o in others)  # and the seed does matter at this resolution
+    firsts = {seed: leiden(graph, 3.0, seed) for seed in range(6)}
+    for _ in range(3):  # other calls in between draw from the C library's generator
+        for seed in range(6):
+            leiden(graph, 3.0, seed + 100)
+            assert (leiden(graph, 3.0, seed) == firsts[seed]).all()
+    assert any((firsts[s] != firsts[0]).any() for s in firsts)  # and the seed does matter at this resolution
+    assert (leiden(graph, 3.0, 2**32 + 5) == leiden(graph, 3.0, 5)).all()  # any int is a seed
     a, b = consensus(graph, 3.0, 5, 11), consensus(graph, 3.0, 5, 11)
     assert (a[0] == b[0]).all() and (a[1] != b[1]).nnz == 0
 
@@ -66,8 +69,14 @@ def test_communities_above_the_size_bound_are_cut_until_they_fit():
     assert np.bincount(labels).max() <= 30
 
 
+def test_a_graph_without_edges_leaves_every_paper_alone():
+    x, _ = blobs((1,))
+    assert LeidenThemes(min_cluster_size=1).fit(x).labels_.tolist() == [0]
+
+
 def test_the_config_refuses_an_unknown_clustering():
     with pytest.raises(ConfigError, match="clustering"):
         TopicsConfig(clustering="kmeans")
-    with pytest.raises(ConfigError, match="resolution"):
-        TopicsConfig(resolution=0)
+    for bad in (0, float("nan")):
+        with pytest.raises(ConfigError, match="resolution"):
+            TopicsConfig(resolution=bad)

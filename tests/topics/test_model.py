@@ -182,6 +182,8 @@ def test_with_a_graph_a_theme_that_cannot_be_named_joins_the_theme_it_is_most_li
     model._graph = sparse.csr_matrix((np.ones(4), (rows, cols)), shape=(10, 10))
     model._graph = (model._graph + model._graph.T).tocsr()
     assert model._consolidate().tolist() == [0] * 4 + [1] * 6 and model.merged_ == [(2, 1)]
+    model._graph, model.merged_ = sparse.csr_matrix((10, 10)), []  # linked to no theme: the nearest centroid
+    assert model._consolidate().tolist() == [0] * 4 + [1] * 4 + [0] * 2 and model.merged_ == [(2, 0)]
     model._graph, model.merged_ = None, []  # without one: the nearest centroid
     assert model._consolidate().tolist() == [0] * 4 + [1] * 4 + [0] * 2 and model.merged_ == [(2, 0)]
 
