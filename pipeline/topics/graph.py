@@ -114,7 +114,7 @@ def bound(graph: sparse.csr_matrix, labels: np.ndarray, resolution: float, max_s
     labels = labels.copy()
     if max_size <= 0:
         return labels
-    queue = [int(c) for c in np.unique(labels) if (labels == c).sum() > max_size]
+    queue = np.flatnonzero(np.bincount(labels) > max_size).tolist()
     next_label = int(labels.max()) + 1
     while queue:
         members = np.flatnonzero(labels == queue.pop(0))
@@ -141,8 +141,8 @@ class LeidenThemes:
     """Cluster unit vectors as communities of their nearest-neighbour graph (module docstring).
 
     Learned: ``labels_`` (community per row, numbered by size, largest 0, ties by their first
-    row; -1 for rows in communities under ``min_cluster_size``), ``graph_`` (the consensus graph;
-    the neighbour graph itself when ``runs`` is 1) and ``neighbours_`` (the neighbour graph)."""
+    row; -1 for rows in communities under ``min_cluster_size``) and ``graph_`` (the consensus graph;
+    the neighbour graph itself when ``runs`` is 1)."""
 
     def __init__(self, n_neighbors: int = 15, resolution: float = 5.0, runs: int = 10, min_cluster_size: int = 5,
                  max_cluster_size: int = 0, layout: object | None = None, random_state: int = 42) -> None:
@@ -160,7 +160,6 @@ class LeidenThemes:
         graph = neighbour_graph(x, self.n_neighbors)
         if self.layout is not None:  # and the neighbours in the layout
             graph = (graph + neighbour_graph(self.layout.fit_transform(x), self.n_neighbors, "euclidean")).tocsr()
-        self.neighbours_ = graph
         labels, self.graph_ = consensus(graph, self.resolution, self.runs, self.random_state)
         labels = bound(self.graph_, labels, self.resolution, self.max_cluster_size, self.random_state)
         sizes = np.bincount(labels, minlength=labels.max() + 1)

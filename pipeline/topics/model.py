@@ -277,9 +277,9 @@ class ThemeModel:
         if self.bertopic_ is not None:
             self.bertopic_.vectorizer_model = plain_vectorizer(self.bertopic_.vectorizer_model)
         self.label_corpus_ = self._names  # reused to name the areas
-        if self.bertopic_ is not None and self._graph is not None:  # the fitted clusterer's graphs and layout
+        if self.bertopic_ is not None and self._graph is not None:  # the fitted clusterer's graph and layout
             clusterer = self.bertopic_.hdbscan_model
-            clusterer.graph_ = clusterer.neighbours_ = clusterer.layout = None
+            clusterer.graph_ = clusterer.layout = None
         del self._docs, self._embeddings, self._titles, self._embed, self._names, self._graph
         return self
 
