@@ -151,7 +151,8 @@ class ThemeModel:
     ``similarity_`` (cosine to the assigned theme's centroid), ``topic_ids_``, ``centroids_``,
     ``words_`` (theme -> [(term, c-TF-IDF score)], best first), ``labels_``, ``descriptions_``,
     ``label_support_``, ``label_faithful_``, ``representatives_`` (theme -> row indices), ``sizes_``,
-    ``merged_`` (themes merged or dissolved while naming), ``label_corpus_`` (the papers as prepared
+    ``merged_`` (themes merged or dissolved while naming), ``clusters_`` (the clustering before
+    naming merged any theme, -1 for outliers), ``label_corpus_`` (the papers as prepared
     for naming, reused for the areas).
     """
 
@@ -258,6 +259,7 @@ class ThemeModel:
             from pipeline.topics.split import CondensedTree, split_large
 
             core = split_large(core, CondensedTree(tree.to_numpy(), n), self.max_theme_size_)
+        self.clusters_ = core.copy()
         self._names = LabelCorpus(docs, self._titles, frozenset(stop_words(self.cfg.stop_words)))
         self._place(core)
         self._name()
