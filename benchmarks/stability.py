@@ -4,9 +4,9 @@ Reads the projects ``benchmarks/themes.py`` made in --work (run it first: it ing
 and caches their vectors), fits ``ThemeModel`` with each seed of --seeds in one process (the model
 is deterministic for a seed), and reports per seed the number of themes, the largest theme's share,
 label accuracy (labels embedded, nearest centroid), median and lowest label support, NMI against
-the primary category, the number of themes merged while naming, and ARI before naming (the
-clustering itself); per consecutive pair of seeds (42/43, 44/45, ...) the ARI of the final themes
-and of the clusterings before naming; and the medians.
+the primary category, the number of themes merged while naming, and each theme's label and size;
+per consecutive pair of seeds (42/43, 44/45, ...) the ARI of the final themes and of the
+clusterings before naming (``ThemeModel.clusters_``); and the medians.
 
     python benchmarks/stability.py [--corpora csdc,daily4000] [--seeds 42,43,44,45,46,47]
                                    [--set key=value ...]
@@ -76,8 +76,9 @@ def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
             "support_min": round(m["label_support_min"], 3), "duplicates": len(m["duplicate_labels"]),
             "nmi_primary": round(agreement(model.topics_, primary)[0], 4), "merged": len(model.merged_),
             "fit_s": round(seconds, 1),
+            "labels": {model.labels_[t]: [int((model.topics_ == t).sum()), round(m["label_support"][t], 3)] for t in ids},
         }
-        print(root.name, seed, per_seed[seed], flush=True)
+        print(root.name, seed, {k: v for k, v in per_seed[seed].items() if k != "labels"}, flush=True)
     pairs = {}
     for a, b in zip(seeds[::2], seeds[1::2]):
         pair = {"ari": round(agreement(fits[a], fits[b])[1], 4)}

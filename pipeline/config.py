@@ -104,6 +104,7 @@ class CleanConfig:
 
 
 CLUSTERINGS = ("leiden", "hdbscan")
+DEVICES = ("auto", "cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -125,9 +126,15 @@ class TopicsConfig:
     # "leiden": communities of the papers' nearest-neighbour graph, by consensus of several runs
     # (topics/graph.py; two seeds agree far more); "hdbscan": UMAP, then HDBSCAN, as BERTopic does
     clustering: str = "leiden"
+    # UMAP (Leiden's layout, or before HDBSCAN) and HDBSCAN: "auto" (cuML's GPU versions when cuML is
+    # installed and sees a CUDA device, else umap-learn and hdbscan), "cpu", "cuda" (cuML, or an error)
+    clustering_device: str = "auto"
     graph_neighbors: int = 15  # leiden: each paper's nearest neighbours in the graph
     graph_layout: bool = True  # leiden: the graph also joins each paper to its nearest neighbours in UMAP's layout
-    resolution: float = 5.0  # leiden: higher, finer themes
+    # leiden: UMAP layouts (each of its own seed) whose neighbour graphs are averaged into the graph;
+    # one layout's randomness was most of what two seeds disagreed on (benchmarks/stability.py)
+    graph_layouts: int = 3
+    resolution: float = 6.0  # leiden: higher, finer themes
     consensus_runs: int = 10  # leiden: partitions whose agreement weighs the graph (1: a single run)
     n_neighbors: int | None = None  # UMAP
     n_components: int = 10  # UMAP (10 gave more stable themes and better labels than 5 when tuned)
@@ -161,10 +168,14 @@ class TopicsConfig:
     def __post_init__(self) -> None:
         if self.clustering not in CLUSTERINGS:
             raise ConfigError(f"topics.clustering = {self.clustering!r}: use one of {', '.join(CLUSTERINGS)}")
+        if self.clustering_device not in DEVICES:
+            raise ConfigError(f"topics.clustering_device = {self.clustering_device!r}: use one of {', '.join(DEVICES)}")
         if not self.resolution > 0:
             raise ConfigError(f"topics.resolution = {self.resolution}: must be above 0")
         if self.consensus_runs < 1:
             raise ConfigError(f"topics.consensus_runs = {self.consensus_runs}: must be at least 1")
+        if self.graph_layouts < 1:
+            raise ConfigError(f"topics.graph_layouts = {self.graph_layouts}: must be at least 1")
         if self.graph_neighbors < 2:
             raise ConfigError(f"topics.graph_neighbors = {self.graph_neighbors}: must be at least 2")
 

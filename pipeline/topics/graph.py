@@ -6,7 +6,10 @@ A graph partition does not need a random layout first:
 
 1. **The graph.** Each paper is joined to its ``n_neighbors`` most similar papers (exact cosine over
    the unit vectors, computed a block of rows at a time), weighted by that cosine; an edge found
-   from either end counts once.
+   from either end counts once. With ``layout`` (UMAP models, each seeded apart), the papers'
+   nearest neighbours in each layout are added, the layouts' graphs averaged: one layout's
+   randomness was most of what two seeds still disagreed on (ARI before naming about 0.82 with one
+   layout, 0.87-0.92 with three).
 2. **Consensus.** Leiden (Traag, Waltman & van Eck 2019; scikit-network's implementation, modularity
    at ``resolution``) partitions the graph ``runs`` times, each visiting the papers in another
    random order. Each edge is then weighed by the share of runs that put its two papers together,
@@ -142,9 +145,10 @@ class LeidenThemes:
 
     Learned: ``labels_`` (community per row, numbered by size, largest 0, ties by their first
     row; -1 for rows in communities under ``min_cluster_size``) and ``graph_`` (the consensus graph;
-    the neighbour graph itself when ``runs`` is 1)."""
+    the neighbour graph itself when ``runs`` is 1). ``layout``: a model with ``fit_transform``
+    (UMAP), a list of them, or None."""
 
-    def __init__(self, n_neighbors: int = 15, resolution: float = 5.0, runs: int = 10, min_cluster_size: int = 5,
+    def __init__(self, n_neighbors: int = 15, resolution: float = 6.0, runs: int = 10, min_cluster_size: int = 5,
                  max_cluster_size: int = 0, layout: object | None = None, random_state: int = 42) -> None:
         self.n_neighbors = n_neighbors
         self.layout = layout
@@ -158,8 +162,10 @@ class LeidenThemes:
         x = np.asarray(X, dtype=np.float32)
         x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
         graph = neighbour_graph(x, self.n_neighbors)
-        if self.layout is not None:  # and the neighbours in the layout
-            graph = (graph + neighbour_graph(self.layout.fit_transform(x), self.n_neighbors, "euclidean")).tocsr()
+        layouts = self.layout if isinstance(self.layout, (list, tuple)) else [self.layout] if self.layout is not None else []
+        for layout in layouts:  # and the neighbours in each layout, the layouts' graphs averaged
+            graph = graph + neighbour_graph(layout.fit_transform(x), self.n_neighbors, "euclidean") / len(layouts)
+        graph = graph.tocsr()
         labels, self.graph_ = consensus(graph, self.resolution, self.runs, self.random_state)
         labels = bound(self.graph_, labels, self.resolution, self.max_cluster_size, self.random_state)
         sizes = np.bincount(labels, minlength=labels.max() + 1)

@@ -15,6 +15,10 @@ clustering and the c-TF-IDF keywords (``vocabulary.ctfidf_words``, BERTopic's fo
 directly, which spares ``import bertopic`` (about 10 s, most of it sentence-transformers); such a
 fit saves no BERTopic model. UMAP's numba functions are compiled once per machine and cached
 (``_umap_class``), instead of in every process (about 20 s).
+
+On a machine with a CUDA GPU and cuML installed, UMAP and HDBSCAN are cuML's (``on_gpu``,
+``topics.clustering_device``), with the same parameters; the Leiden graph and everything after it
+stay on the CPU.
 """
 
 from __future__ import annotations
@@ -114,6 +118,30 @@ def _umap_class():  # noqa: ANN202 - umap is imported lazily
     return ThemeUMAP
 
 
+def _cuda_visible() -> bool:
+    """Whether a CUDA device is there for cuML (asked through CuPy, which cuML installs)."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - no CuPy, no driver, no device: all mean no GPU
+        return False
+
+
+def on_gpu(device: str) -> bool:
+    """Whether UMAP and HDBSCAN run on cuML for ``topics.clustering_device``: ``"cuda"`` always (an
+    error without cuML), ``"auto"`` when cuML is installed and sees a CUDA device, ``"cpu"`` never."""
+    import importlib.util
+
+    if device == "cpu":
+        return False
+    installed = importlib.util.find_spec("cuml") is not None
+    if device == "cuda" and not installed:
+        raise RuntimeError("topics.clustering_device = 'cuda' needs cuML (pip install cuml-cu12, on a machine "
+                           "with a CUDA GPU); use 'auto' or 'cpu' without it")
+    return installed and (device == "cuda" or _cuda_visible())
+
+
 @dataclass(frozen=True)
 class Sizes:
     n_neighbors: int
@@ -176,17 +204,29 @@ class ThemeModel:
             calculate_probabilities=False, verbose=False,
         )
 
-    def _umap(self, n: int):  # noqa: ANN202 - umap is imported lazily
+    def _umap(self, n: int, seed: int | None = None):  # noqa: ANN202 - umap is imported lazily
         # Embeddings are unit vectors, so euclidean distance ranks neighbours exactly as cosine does.
+        if on_gpu(self.cfg.clustering_device):
+            from cuml.manifold import UMAP
+
+            return UMAP(n_neighbors=min(self.sizes_.n_neighbors, n - 1), n_components=self.cfg.n_components,
+                        min_dist=0.0, metric="euclidean", random_state=self.cfg.seed if seed is None else seed,
+                        output_type="numpy")
         return _umap_class()(
             n_neighbors=min(self.sizes_.n_neighbors, n - 1), n_components=self.cfg.n_components,
-            min_dist=0.0, metric="euclidean", random_state=self.cfg.seed, low_memory=False,
+            min_dist=0.0, metric="euclidean", random_state=self.cfg.seed if seed is None else seed, low_memory=False,
         )
 
     def _hdbscan(self, n: int):  # noqa: ANN202 - hdbscan is imported lazily
+        sizes = self.sizes_
+        if on_gpu(self.cfg.clustering_device):
+            from cuml.cluster.hdbscan import HDBSCAN as GpuHDBSCAN  # noqa: N811
+
+            return GpuHDBSCAN(min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
+                              cluster_selection_method="eom", prediction_data=False, output_type="numpy",
+                              max_cluster_size=n // 3 if n >= 1000 else 0)
         from hdbscan import HDBSCAN
 
-        sizes = self.sizes_
         return HDBSCAN(
             min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
             cluster_selection_method="eom", prediction_data=False, core_dist_n_jobs=1,
@@ -200,7 +240,14 @@ class ThemeModel:
         return LeidenThemes(n_neighbors=self.cfg.graph_neighbors, resolution=self.sizes_.resolution,
                             runs=self.cfg.consensus_runs, min_cluster_size=self.sizes_.min_cluster_size,
                             max_cluster_size=size_bound(n, self.cfg.max_theme_share),
-                            layout=self._umap(n) if self.cfg.graph_layout else None, random_state=self.cfg.seed)
+                            layout=[self._umap(n, s) for s in self._layout_seeds()] if self.cfg.graph_layout else None,
+                            random_state=self.cfg.seed)
+
+    def _layout_seeds(self) -> list[int]:
+        """The seeds of the ``graph_layouts`` UMAP layouts: the model's seed, then seeds drawn from it
+        (not seed + 1, ..., which a neighbouring seed would share)."""
+        extra = np.random.default_rng(self.cfg.seed).integers(0, 2**31 - 1, size=self.cfg.graph_layouts - 1)
+        return [self.cfg.seed, *extra.tolist()]
 
     def _cluster(self, docs: list[str], embeddings: np.ndarray):  # noqa: ANN202 - a condensed tree
         """The clusters (-1: outlier, the others numbered by size as BERTopic does) and, for

@@ -136,3 +136,13 @@ def test_a_corpus_names_only_the_texts_it_was_prepared_for():
         name_groups([t.upper() for t in texts], texts, groups_of(6), [0], np.eye(1), STOP, corpus=corpus)
     with pytest.raises(ValueError, match="other texts or stop words"):
         name_groups(texts, texts, groups_of(6), [0], np.eye(1), STOP | {"serving"}, corpus=corpus)
+
+
+def test_a_word_of_one_letter_and_a_hyphen_stays_whole():
+    # "X-ray" was read as "ray", so a theme of chest X-ray papers was labelled "Chest ray"
+    assert content_words("Chest X-ray report generation", STOP) == {"chest", "x-ray", "report", "generation"}
+    assert content_words("k-means and t-SNE", STOP) == {"k-mean", "t-sne"}  # singular, as every word
+    texts = [f"Chest X-ray study {i}. Chest X-ray reports from chest X-ray images, read by radiologists." for i in range(6)]
+    texts += [f"Brain MRI study {i}. Brain MRI scans segmented into brain MRI regions." for i in range(6)]
+    named = name_groups(texts, texts, groups_of(6, 6), [0, 1], np.eye(2), STOP)
+    assert named[0].label == "Chest X-ray" and named[0].support == 1.0

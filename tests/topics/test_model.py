@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.machinery
 
 import numpy as np
 import pytest
@@ -288,3 +289,107 @@ def test_the_size_bound_asks_for_similarities_a_block_at_a_time_with_the_same_re
     assert blocked.tolist() == whole.tolist() and not np.array_equal(whole, topics)
     assert max(asked) <= 7 and len(asked) > 2
     assert np.bincount(blocked[blocked >= 0]).max() <= max(90, np.bincount(topics[~movable]).max())
+
+
+@pytest.fixture
+def stand_in_cuml(monkeypatch):
+    """A ``cuml`` package whose UMAP and HDBSCAN record how they were built and run umap-learn's and
+    hdbscan's: it checks which classes the model picks and what it passes them (cuML's keyword
+    names), not cuML itself, which needs a CUDA GPU this machine lacks."""
+    import sys
+    import types
+
+    import hdbscan
+    import umap
+
+    built: list[tuple[str, dict]] = []
+
+    class StandIn:
+        cpu: type
+
+        def __init__(self, *, output_type=None, **kwargs):
+            built.append((type(self).__name__, {"output_type": output_type, **kwargs}))
+            self._cpu = self.cpu(**kwargs)
+
+        def __getattr__(self, name):  # fit, fit_transform, labels_, condensed_tree_: the CPU library's
+            return getattr(self.__dict__["_cpu"], name)
+
+    UMAP = type("UMAP", (StandIn,), {"cpu": umap.UMAP})
+    HDBSCAN = type("HDBSCAN", (StandIn,), {"cpu": hdbscan.HDBSCAN})
+
+    package = types.ModuleType("cuml")
+    package.__spec__ = importlib.machinery.ModuleSpec("cuml", None)
+    modules = {"cuml": package, "cuml.manifold": types.ModuleType("cuml.manifold"),
+               "cuml.cluster": types.ModuleType("cuml.cluster"), "cuml.cluster.hdbscan": types.ModuleType("cuml.cluster.hdbscan")}
+    modules["cuml.manifold"].UMAP = UMAP
+    modules["cuml.cluster.hdbscan"].HDBSCAN = HDBSCAN
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    return built
+
+
+@pytest.mark.parametrize("clustering", ["leiden", "hdbscan"])
+def test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls(stand_in_cuml, monkeypatch, clustering):
+    from pipeline.topics import model as model_module
+
+    monkeypatch.setattr(model_module, "_cuda_visible", lambda: True)
+    docs, vectors, truth = corpus()
+    fitted = ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
+    names = sorted(name for name, _ in stand_in_cuml)
+    assert names == (["UMAP"] * CFG.graph_layouts if clustering == "leiden" else ["HDBSCAN", "UMAP"])
+    assert all(kwargs["output_type"] == "numpy" and "core_dist_n_jobs" not in kwargs for _, kwargs in stand_in_cuml)
+    umap_kwargs = next(kwargs for name, kwargs in stand_in_cuml if name == "UMAP")
+    assert umap_kwargs["random_state"] == CFG.seed and umap_kwargs["n_components"] == CFG.n_components
+    assert len(fitted.topic_ids_) == 3 and all(len(set(truth[fitted.topics_ == t])) == 1 for t in fitted.topic_ids_)
+
+
+def test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu(stand_in_cuml, monkeypatch):
+    from pipeline.topics import model as model_module
+
+    monkeypatch.setattr(model_module, "_cuda_visible", lambda: False)  # cuML installed, no device: "auto" is the CPU
+    docs, vectors, _ = corpus()
+    ThemeModel(dataclasses.replace(CFG, clustering="hdbscan")).fit(docs, vectors)
+    monkeypatch.setattr(model_module, "_cuda_visible", lambda: True)
+    ThemeModel(dataclasses.replace(CFG, clustering="hdbscan", clustering_device="cpu")).fit(docs, vectors)
+    assert stand_in_cuml == []
+    assert model_module.on_gpu("cuda") and not model_module.on_gpu("cpu")
+
+
+def test_clustering_on_cuda_without_cuml_is_a_clear_error(monkeypatch):
+    import importlib.util
+
+    from pipeline.config import ConfigError
+    from pipeline.topics.model import on_gpu
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "cuml" else real(name, *a))
+    assert on_gpu("auto") is False
+    with pytest.raises(RuntimeError, match="needs cuML"):
+        on_gpu("cuda")
+    with pytest.raises(ConfigError, match="clustering_device"):
+        TopicsConfig(clustering_device="gpu")
+
+
+def test_the_layouts_have_seeds_of_their_own_that_the_next_seed_does_not_share():
+    seeds = ThemeModel(dataclasses.replace(CFG, seed=42, graph_layouts=3))._layout_seeds()
+    after = ThemeModel(dataclasses.replace(CFG, seed=43, graph_layouts=3))._layout_seeds()
+    assert seeds[0] == 42 and len(set(seeds)) == 3 and not set(seeds) & set(after)
+    assert ThemeModel(dataclasses.replace(CFG, graph_layouts=1))._layout_seeds() == [CFG.seed]
+
+
+def test_the_layouts_neighbour_graphs_are_averaged_into_the_graph():
+    from pipeline.topics.graph import LeidenThemes, neighbour_graph
+
+    class Fixed:  # a "layout" that returns given coordinates
+        def __init__(self, coordinates):
+            self.coordinates = coordinates
+
+        def fit_transform(self, x):
+            return self.coordinates
+
+    _, vectors, _ = corpus(per_theme=10)
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(len(vectors), 2)), rng.normal(size=(len(vectors), 2))
+    fitted = LeidenThemes(n_neighbors=5, runs=1, layout=[Fixed(a), Fixed(b)]).fit(vectors)
+    expected = neighbour_graph(vectors, 5) + (neighbour_graph(a, 5, "euclidean") + neighbour_graph(b, 5, "euclidean")) / 2
+    np.testing.assert_allclose(fitted.graph_.toarray(), expected.toarray(), rtol=1e-6)
