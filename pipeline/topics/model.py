@@ -48,6 +48,7 @@ from pipeline.topics.vocabulary import (
 
 log = logging.getLogger(__name__)
 
+SPLIT_MIN, SPLIT_RESOLUTION, SPLIT_SUPPORT, SPLIT_GAIN = 3, 1.0, 0.35, 0.05  # see ThemeModel._split
 KEYWORD_CORE = 0.6  # Leiden: a theme's keywords come from this share of its papers, the most central
 SMALL_DATA = 4096  # below this many points UMAP computes all pairwise distances instead of NN-descent
 
@@ -310,6 +311,13 @@ class ThemeModel:
         self._names = LabelCorpus(docs, self._titles, frozenset(stop_words(self.cfg.stop_words)))
         self._place(core)
         self._name()
+        self.split_ = []
+        if self.clustered_ and self._graph is not None and self.cfg.split_themes:
+            split = self._split(core)
+            if split is not None:
+                core = split
+                self._place(core)
+                self._name()
         for _ in range(self.cfg.consolidation_rounds if self.clustered_ else 0):
             merged = self._consolidate()
             if merged is None:
@@ -317,7 +325,7 @@ class ThemeModel:
             core = merged
             self._place(core)
             self._name()
-        if self.merged_:  # theme numbers without gaps (BERTopic indexes its topic embeddings by number)
+        if self.merged_ or self.split_:  # theme numbers without gaps (BERTopic indexes its topic embeddings by number)
             ids = sorted(set(core.tolist()) - {-1})
             core = np.array([ids.index(t) if t != -1 else -1 for t in core.tolist()], dtype=int)
             self._place(core)
@@ -386,6 +394,70 @@ class ThemeModel:
             self.words_ = ctfidf_words(self._docs, core, self.cfg)
         self.ctfidf_words_ = self.words_
         self.words_ = rerank_by_coverage(self.words_, self._docs, self.topics_, self.cfg)
+
+    def _split(self, core: np.ndarray) -> np.ndarray | None:
+        """A new clustering in which each theme whose papers come apart into better-named parts is
+        replaced by those parts; None when no theme does.
+
+        A theme of at least ``SPLIT_MIN`` x the smallest theme's size is partitioned on its own
+        subgraph of the consensus graph (Leiden, the resolution rising from ``SPLIT_RESOLUTION`` until
+        two parts of at least the smallest theme's size appear; the papers of smaller parts become
+        outliers, placed as others are). All themes' trial parts are named together, and a theme
+        keeps its split when every part has a faithful label that at least ``SPLIT_SUPPORT`` of the
+        part's papers contain and the parts' labels cover more of their papers, weighted by size,
+        than the theme's label covers of it (by ``SPLIT_GAIN``): "MoE inference" for mixture-of-experts
+        training and serving together comes apart into "MoE training" and "MoE inference" only when
+        the papers say so."""
+        from pipeline.topics.graph import leiden
+
+        min_size = self.sizes_.min_cluster_size
+        before = {t: self.label_support_[t] for t in self.topic_ids_.tolist()}
+        trial = core.copy()
+        next_id = int(self.topic_ids_.max()) + 1
+        parts: dict[int, list[int]] = {}
+        for t in self.topic_ids_.tolist():
+            rows = np.flatnonzero(self.topics_ == t)
+            if len(rows) < SPLIT_MIN * min_size:
+                continue
+            sub = self._graph[rows][:, rows]
+            resolution, pieces = SPLIT_RESOLUTION, None
+            while resolution <= self.sizes_.resolution * 4:
+                found = leiden(sub, resolution, self.cfg.seed)
+                if (np.bincount(found) >= min_size).sum() >= 2:
+                    pieces = found
+                    break
+                resolution *= 1.5
+            if pieces is None:
+                continue
+            counts = np.bincount(pieces)
+            big = [int(p) for p in np.argsort(-counts, kind="stable") if counts[p] >= min_size]
+            new = [t, *range(next_id, next_id + len(big) - 1)]
+            next_id += len(big) - 1
+            trial[rows] = -1
+            for piece, u in zip(big, new):
+                trial[rows[pieces == piece]] = u
+            parts[t] = new
+        if not parts:
+            return None
+        kept = (core.copy(), self.topics_)
+        self._place(trial)
+        self._name()
+        split = kept[0].copy()
+        for t, new in parts.items():
+            sizes = np.array([self.sizes_by_topic_[u] for u in new], dtype=float)
+            supports = np.array([self.label_support_[u] for u in new])
+            if (all(self.label_faithful_[u] is not False for u in new) and supports.min() >= SPLIT_SUPPORT
+                    and (sizes * supports).sum() / sizes.sum() >= before[t] + SPLIT_GAIN):
+                rows = np.flatnonzero(kept[1] == t)
+                split[rows] = trial[rows]
+                self.split_.append((t, new))
+        if not self.split_:
+            self._place(core)  # back to the themes before the trial (named from the memo)
+            self._name()
+            return None
+        used = sorted(set(split.tolist()) - {-1})  # ids of rejected parts are free again
+        return np.array([used.index(t) if t != -1 else -1 for t in split.tolist()], dtype=int) \
+            if used != list(range(len(used))) else split
 
     def _consolidate(self) -> np.ndarray | None:
         """A new clustering in which each theme that cannot be named (see ``fit``) joins the first

@@ -393,3 +393,59 @@ def test_the_layouts_neighbour_graphs_are_averaged_into_the_graph():
     fitted = LeidenThemes(n_neighbors=5, runs=1, layout=[Fixed(a), Fixed(b)]).fit(vectors)
     expected = neighbour_graph(vectors, 5) + (neighbour_graph(a, 5, "euclidean") + neighbour_graph(b, 5, "euclidean")) / 2
     np.testing.assert_allclose(fitted.graph_.toarray(), expected.toarray(), rtol=1e-6)
+
+
+def _forced(monkeypatch, core: np.ndarray) -> None:
+    """ThemeModel's clustering replaced by ``core``, its graph the vectors' 10-nearest-neighbour graph."""
+    from pipeline.topics.graph import neighbour_graph
+
+    def cluster(self, docs, embeddings):
+        self._graph = neighbour_graph(embeddings, 10)
+        return core.copy(), None
+
+    monkeypatch.setattr(ThemeModel, "_cluster", cluster)
+
+
+def test_a_theme_whose_papers_come_apart_into_better_named_parts_is_split(monkeypatch):
+    rng = np.random.default_rng(3)
+    centers = rng.normal(size=(3, 32))
+    texts = ["MoE training run {i}. We speed up MoE training with expert parallelism across GPUs.",
+             "MoE serving system {i}. We cut MoE serving latency with expert offloading.",
+             "Federated learning round {i}. Federated learning clients average their models."]
+    docs, vectors, truth = [], [], []
+    for k, text in enumerate(texts):
+        for i in range(30):
+            docs.append(text.format(i=i))
+            vectors.append(centers[k] + 0.05 * rng.normal(size=32))
+            truth.append(k)
+    vectors = np.asarray(vectors, dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    truth = np.array(truth)
+    _forced(monkeypatch, np.where(truth == 2, 1, 0))  # MoE training and serving clustered as one theme
+    cfg = dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0)
+    model = ThemeModel(cfg).fit(docs, vectors)
+    assert len(model.split_) == 1 and len(model.topic_ids_) == 3
+    assert all(len(set(truth[model.topics_ == t])) == 1 for t in model.topic_ids_)
+    assert {model.labels_[t] for t in model.topic_ids_} == {"MoE training", "MoE serving", "Federated learning"}
+    unsplit = ThemeModel(dataclasses.replace(cfg, split_themes=False)).fit(docs, vectors)
+    assert unsplit.split_ == [] and len(unsplit.topic_ids_) == 2
+
+
+def test_a_theme_whose_parts_say_the_same_is_not_split(monkeypatch):
+    rng = np.random.default_rng(4)
+    centers = rng.normal(size=(3, 32))  # three groups of vectors, but the first two write alike
+    texts = ["Expert parallelism study {i}. MoE expert parallelism with all-to-all communication.",
+             "Expert parallelism study {i}. MoE expert parallelism with all-to-all communication.",
+             "Federated learning round {i}. Federated learning clients average their models."]
+    docs, vectors, truth = [], [], []
+    for k, text in enumerate(texts):
+        for i in range(30):
+            docs.append(text.format(i=i))
+            vectors.append(centers[k] + 0.05 * rng.normal(size=32))
+            truth.append(k)
+    vectors = np.asarray(vectors, dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    truth = np.array(truth)
+    _forced(monkeypatch, np.where(truth == 2, 1, 0))
+    model = ThemeModel(dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0)).fit(docs, vectors)
+    assert model.split_ == [] and len(model.topic_ids_) == 2  # the parts' labels cover no more of their papers
