@@ -4,7 +4,9 @@ Corpora (read from ../shared/data, ingested and cleaned once into --work):
 
 - ``csdc``: every cs.DC listing of June-December 2025 (``../shared/data/arxiv-csdc``, the user's field);
 - ``daily4000``: 4,000 papers sampled (seed 0) from the 2025 daily corpus, the sample
-  ``benchmarks/topics.py --phases quality`` uses.
+  ``benchmarks/topics.py --phases quality`` uses;
+- ``heldout4000`` (only when asked for): 4,000 other papers of the 2025 corpus (seed 1, none of
+  ``daily4000``'s), to check on unseen papers a setting chosen on the two above.
 
 For each, ``paper-trends topics`` fits the themes (embeddings cached in --work, so only the first run
 embeds) and ``paper-trends evaluate`` scores them: themes and areas, largest theme's share, label
@@ -14,7 +16,7 @@ between two seeds; with --representations, the same themes labelled by BERTopic'
 and MMR representations (each theme's top phrase), scored the same way. The area/theme table (area, theme, size, label support, description) is written
 as Markdown beside the JSON results.
 
-    python benchmarks/themes.py [--corpora csdc,daily4000] [--no-stability] [--representations]
+    python benchmarks/themes.py [--corpora csdc,daily4000[,heldout4000]] [--no-stability] [--representations]
 
 Results: benchmarks/results/themes.json and benchmarks/results/themes-<corpus>.md.
 """
@@ -54,6 +56,11 @@ def corpus_root(name: str, work: Path) -> Path:
     elif name == "daily4000":
         papers = read_table(prepare(work), Papers)
         project_with(papers.sample(4000, random_state=0).reset_index(drop=True), root)
+    elif name == "heldout4000":  # 4,000 other papers of 2025, for checking a setting chosen on the two above
+        papers = read_table(prepare(work), Papers)
+        tuned = set(papers.sample(4000, random_state=0)["paper_id"])
+        rest = papers[~papers["paper_id"].isin(tuned)]
+        project_with(rest.sample(4000, random_state=1).reset_index(drop=True), root)
     else:
         raise SystemExit(f"unknown corpus {name!r}")
     return root

@@ -400,8 +400,9 @@ class ThemeModel:
         replaced by those parts; None when no theme does.
 
         A theme of at least ``SPLIT_MIN`` x the smallest theme's size is partitioned on its own
-        subgraph of the consensus graph (Leiden, the resolution rising from ``SPLIT_RESOLUTION`` until
-        two parts of at least the smallest theme's size appear; the papers of smaller parts become
+        subgraph of the consensus graph (Leiden, the resolution rising from ``SPLIT_RESOLUTION``, lowered
+        below 2,000 papers as in ``scaled``, until two parts of at least the smallest theme's size
+        appear; the papers of smaller parts become
         outliers, placed as others are). All themes' trial parts are named together, and a theme
         keeps its split when every part has a faithful label that at least ``SPLIT_SUPPORT`` of the
         part's papers contain and the parts' labels cover more of their papers, weighted by size,
@@ -420,7 +421,8 @@ class ThemeModel:
             if len(rows) < SPLIT_MIN * min_size:
                 continue
             sub = self._graph[rows][:, rows]
-            resolution, pieces = SPLIT_RESOLUTION, None
+            # from SPLIT_RESOLUTION, lowered below 2,000 papers as the clustering's own resolution is
+            resolution, pieces = SPLIT_RESOLUTION * self.sizes_.resolution / self.cfg.resolution, None
             while resolution <= self.sizes_.resolution * 4:
                 found = leiden(sub, resolution, self.cfg.seed)
                 if (np.bincount(found) >= min_size).sum() >= 2:
