@@ -134,7 +134,9 @@ class TopicsConfig:
     # leiden: UMAP layouts (each of its own seed) whose neighbour graphs are averaged into the graph;
     # one layout's randomness was most of what two seeds disagreed on (benchmarks/stability.py)
     graph_layouts: int = 3
-    split_themes: bool = True  # leiden: a theme whose papers come apart into better-named parts is split
+    # leiden: a theme whose papers come apart into better-named parts is split (higher label support,
+    # less agreement between seeds on papers it was not tuned on; README, Themes and labels)
+    split_themes: bool = False
     resolution: float = 6.0  # leiden: higher, finer themes
     consensus_runs: int = 10  # leiden: partitions whose agreement weighs the graph (1: a single run)
     n_neighbors: int | None = None  # UMAP

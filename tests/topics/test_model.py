@@ -422,7 +422,7 @@ def test_a_theme_whose_papers_come_apart_into_better_named_parts_is_split(monkey
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     truth = np.array(truth)
     _forced(monkeypatch, np.where(truth == 2, 1, 0))  # MoE training and serving clustered as one theme
-    cfg = dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0)
+    cfg = dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0, split_themes=True)
     model = ThemeModel(cfg).fit(docs, vectors)
     assert len(model.split_) == 1 and len(model.topic_ids_) == 3
     assert all(len(set(truth[model.topics_ == t])) == 1 for t in model.topic_ids_)
@@ -447,5 +447,6 @@ def test_a_theme_whose_parts_say_the_same_is_not_split(monkeypatch):
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     truth = np.array(truth)
     _forced(monkeypatch, np.where(truth == 2, 1, 0))
-    model = ThemeModel(dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0)).fit(docs, vectors)
+    model = ThemeModel(dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0,
+                                           split_themes=True)).fit(docs, vectors)
     assert model.split_ == [] and len(model.topic_ids_) == 2  # the parts' labels cover no more of their papers
