@@ -180,7 +180,8 @@ class ThemeModel:
     ``similarity_`` (cosine to the assigned theme's centroid), ``topic_ids_``, ``centroids_``,
     ``words_`` (theme -> [(term, c-TF-IDF score)], best first), ``labels_``, ``descriptions_``,
     ``label_support_``, ``label_faithful_``, ``representatives_`` (theme -> row indices), ``sizes_``,
-    ``merged_`` (themes merged or dissolved while naming), ``clusters_`` (the clustering before
+    ``merged_`` (themes merged or dissolved while naming), ``split_`` (themes split into parts,
+    with the parts' ids before renumbering), ``clusters_`` (the clustering before
     naming merged any theme, -1 for outliers), ``label_corpus_`` (the papers as prepared
     for naming, reused for the areas).
     """
@@ -281,7 +282,8 @@ class ThemeModel:
 
         Steps: BERTopic (Leiden on the neighbour graph, cut to ``max_theme_share``; or UMAP,
         HDBSCAN, then themes above the bound split along HDBSCAN's tree; c-TF-IDF); outliers join
-        their nearest theme; labels (``label.py``); then themes that cannot be named apart from
+        their nearest theme; labels (``label.py``); with ``split_themes``, themes whose papers come
+        apart into better-named parts are replaced by them (``_split``); then themes that cannot be named apart from
         their neighbours (no phrase of theirs lies nearest their own centroid, or the best fits
         under ``min_label_support`` of their papers) merge into a neighbour while it stays under
         the size bound (the one they share most graph edges with, or else the nearest centroids),
