@@ -34,8 +34,12 @@ sys.path.insert(0, str(REPO))
 
 
 def parse_override(text: str) -> tuple[str, object]:
+    """``key=value``: the value as JSON (numbers, true/false, lists), else as a string."""
     key, _, value = text.partition("=")
-    return key, json.loads(value) if value[:1] in "0123456789-[{tfn\"" else value
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
@@ -81,9 +85,8 @@ def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
         print(root.name, seed, {k: v for k, v in per_seed[seed].items() if k != "labels"}, flush=True)
     pairs = {}
     for a, b in zip(seeds[::2], seeds[1::2]):
-        pair = {"ari": round(agreement(fits[a], fits[b])[1], 4)}
-        if first[a] is not None:
-            pair["ari_before_naming"] = round(agreement(first[a], first[b])[1], 4)
+        pair = {"ari": round(agreement(fits[a], fits[b])[1], 4),
+                "ari_before_naming": round(agreement(first[a], first[b])[1], 4)}
         pairs[f"{a}/{b}"] = pair
     aris = [p["ari"] for p in pairs.values()]
     return {"papers": len(texts), "per_seed": per_seed, "pairs": pairs, "ari_median": round(statistics.median(aris), 4),
@@ -102,6 +105,8 @@ def main() -> None:
     opts = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     seeds = [int(s) for s in opts.seeds.split(",")]
+    if len(seeds) % 2:
+        raise SystemExit("--seeds: give pairs (an even number of seeds)")
     overrides = dict(parse_override(o) for o in opts.overrides)
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "stability.json"

@@ -32,7 +32,7 @@ import numpy as np
 Embed = Callable[[list[str]], np.ndarray]  # texts -> one unit vector per text
 
 # a word of 2+ characters, or a letter joined by a hyphen ("X-ray", "k-means", "t-SNE": not "ray")
-TOKEN = r"(?u)\b[a-zA-Z](?:[a-zA-Z0-9]+|(?=-[a-zA-Z0-9]))(?:-[a-zA-Z0-9]+)*\b"
+TOKEN = r"(?u)\b[a-zA-Z](?:[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*|(?:-[a-zA-Z0-9]+)+)\b"
 TOKEN_RE = re.compile(TOKEN)
 # n-grams never span these: "generation (RAG)" gives no "generation rag", ". Next" no cross-sentence pair
 SEGMENT = re.compile(r"[.,;:!?()\[\]{}\"“”‘’]+|\s[-–—]+\s")

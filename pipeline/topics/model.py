@@ -140,7 +140,16 @@ def on_gpu(device: str) -> bool:
     if device == "cuda" and not installed:
         raise RuntimeError("topics.clustering_device = 'cuda' needs cuML (pip install cuml-cu12, on a machine "
                            "with a CUDA GPU); use 'auto' or 'cpu' without it")
-    return installed and (device == "cuda" or _cuda_visible())
+    if device == "cuda":
+        return True
+    if not installed or not _cuda_visible():
+        return False
+    try:  # an installation that cannot load (a driver or CUDA mismatch) leaves "auto" on the CPU
+        import cuml  # noqa: F401
+    except Exception as error:  # noqa: BLE001
+        log.warning("topics: cuML is installed but cannot be imported (%s); UMAP and HDBSCAN run on the CPU", error)
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -425,7 +434,8 @@ class ThemeModel:
             sub = self._graph[rows][:, rows]
             # from SPLIT_RESOLUTION, lowered below 2,000 papers as the clustering's own resolution is
             resolution, pieces = SPLIT_RESOLUTION * self.sizes_.resolution / self.cfg.resolution, None
-            while resolution <= self.sizes_.resolution * 4:
+            highest = max(self.sizes_.resolution * 4, resolution * 8)
+            while resolution <= highest:
                 found = leiden(sub, resolution, self.cfg.seed)
                 if (np.bincount(found) >= min_size).sum() >= 2:
                     pieces = found

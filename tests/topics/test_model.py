@@ -450,3 +450,17 @@ def test_a_theme_whose_parts_say_the_same_is_not_split(monkeypatch):
     model = ThemeModel(dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0,
                                            split_themes=True)).fit(docs, vectors)
     assert model.split_ == [] and len(model.topic_ids_) == 2  # the parts' labels cover no more of their papers
+
+
+def test_a_cuml_that_cannot_be_imported_leaves_auto_on_the_cpu(monkeypatch):
+    import importlib.util
+    import sys
+
+    from pipeline.topics import model as model_module
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",  # found on disk, but its import fails
+                        lambda name, *a: importlib.machinery.ModuleSpec("cuml", None) if name == "cuml" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "cuml", None)
+    monkeypatch.setattr(model_module, "_cuda_visible", lambda: True)
+    assert model_module.on_gpu("auto") is False and model_module.on_gpu("cuda") is True
