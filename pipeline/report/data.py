@@ -115,6 +115,16 @@ def category_counts(papers: pd.DataFrame, *, primary_only: bool) -> pd.Series:
     return papers[Papers.categories].explode().dropna().value_counts()
 
 
+def uncategorised(papers: pd.DataFrame, *, primary_only: bool) -> int:
+    """How many of ``papers`` ``category_counts`` cannot count: no primary category, or no category."""
+    if primary_only:
+        return int(papers[Papers.primary_category].isna().sum())
+    if papers.empty:
+        return 0
+    listed = papers[Papers.categories].reset_index(drop=True).explode()  # a paper with none gives one NaN row
+    return int(listed.isna().groupby(level=0).all().sum())
+
+
 def theme_by_category(papers: pd.DataFrame, *, primary_only: bool) -> pd.DataFrame:
     if primary_only:
         pairs = papers[["topic", Papers.primary_category]].dropna().rename(columns={Papers.primary_category: "category"})

@@ -19,6 +19,7 @@ from pipeline.report.data import (
     births,
     monday_of,
     category_counts,
+    uncategorised,
     theme_by_category,
     week_label,
     weekly_topic_counts,
@@ -118,6 +119,9 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
                                    "parent_label": labels.get(parent) if parent is not None else None}
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
+    unlisted = int(uncategorised(this, primary_only=primary_only))
+    if unlisted:  # digest pages carry no arXiv category: say so rather than show a week emptier than it is
+        note += f" {unlisted} of this week's {len(this)} papers list no arXiv category and are not counted here."
     report.figures["categories"] = (plots.category_volume(
         cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
         f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}.")

@@ -334,3 +334,14 @@ def test_a_report_of_unchanged_tables_is_skipped_unless_forced(themed, hash_embe
     latest = report.write_weekly(themed, "2026-W24")
     assert latest.ran
     assert json.loads(themed.paths.run_record("report-weekly-2026-W24").read_text())["counts"] == latest.counts
+
+
+def test_the_category_chart_says_how_many_papers_of_the_week_list_no_category(themed):
+    from pipeline.report.weekly import build_week
+
+    # the digest's five papers of 2026-W24 carry no arXiv category, so the chart shows none of them
+    week = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
+    notes = " ".join(t.get_text() for t in week.figures["categories"][0].texts)
+    assert "5 of this week's 5 papers list no arXiv category" in notes
+    earlier = build_week(report.load_corpus(themed), data.monday_of("2026-W20"))
+    assert "no arXiv category" not in " ".join(t.get_text() for t in earlier.figures["categories"][0].texts)
