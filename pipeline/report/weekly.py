@@ -119,7 +119,7 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
                                    "parent_label": labels.get(parent) if parent is not None else None}
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
-    unlisted = int(uncategorised(this, primary_only=primary_only))
+    unlisted = uncategorised(this, primary_only=primary_only)
     if unlisted:  # digest pages carry no arXiv category: say so rather than show a week emptier than it is
         note += f" {unlisted} of this week's {len(this)} papers list no arXiv category and are not counted here."
     report.figures["categories"] = (plots.category_volume(

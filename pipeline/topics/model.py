@@ -190,7 +190,7 @@ class ThemeModel:
     ``words_`` (theme -> [(term, c-TF-IDF score)], best first), ``labels_``, ``descriptions_``,
     ``label_support_``, ``label_faithful_``, ``representatives_`` (theme -> row indices), ``sizes_``,
     ``merged_`` (themes merged or dissolved while naming), ``split_`` (themes split into parts,
-    with the parts' ids before renumbering), ``clusters_`` (the clustering before
+    with the ids theme and parts had before ``fit`` closed the gaps), ``clusters_`` (the clustering before
     naming merged any theme, -1 for outliers), ``label_corpus_`` (the papers as prepared
     for naming, reused for the areas).
     """
@@ -217,33 +217,28 @@ class ThemeModel:
 
     def _umap(self, n: int, seed: int | None = None):  # noqa: ANN202 - umap is imported lazily
         # Embeddings are unit vectors, so euclidean distance ranks neighbours exactly as cosine does.
+        params = dict(n_neighbors=min(self.sizes_.n_neighbors, n - 1), n_components=self.cfg.n_components,
+                      min_dist=0.0, metric="euclidean", random_state=self.cfg.seed if seed is None else seed)
         if on_gpu(self.cfg.clustering_device):
             from cuml.manifold import UMAP
 
-            return UMAP(n_neighbors=min(self.sizes_.n_neighbors, n - 1), n_components=self.cfg.n_components,
-                        min_dist=0.0, metric="euclidean", random_state=self.cfg.seed if seed is None else seed,
-                        output_type="numpy")
-        return _umap_class()(
-            n_neighbors=min(self.sizes_.n_neighbors, n - 1), n_components=self.cfg.n_components,
-            min_dist=0.0, metric="euclidean", random_state=self.cfg.seed if seed is None else seed, low_memory=False,
-        )
+            return UMAP(**params, output_type="numpy")
+        return _umap_class()(**params, low_memory=False)
 
     def _hdbscan(self, n: int):  # noqa: ANN202 - hdbscan is imported lazily
-        sizes = self.sizes_
-        if on_gpu(self.cfg.clustering_device):
-            from cuml.cluster.hdbscan import HDBSCAN as GpuHDBSCAN  # noqa: N811
-
-            return GpuHDBSCAN(min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
-                              cluster_selection_method="eom", prediction_data=False, output_type="numpy",
-                              max_cluster_size=n // 3 if n >= 1000 else 0)
-        from hdbscan import HDBSCAN
-
-        return HDBSCAN(
-            min_cluster_size=sizes.min_cluster_size, min_samples=sizes.min_samples, metric="euclidean",
-            cluster_selection_method="eom", prediction_data=False, core_dist_n_jobs=1,
+        params = dict(
+            min_cluster_size=self.sizes_.min_cluster_size, min_samples=self.sizes_.min_samples, metric="euclidean",
+            cluster_selection_method="eom", prediction_data=False,
             # on large corpora EOM can now and then pick one giant cluster over the themes inside it
             max_cluster_size=n // 3 if n >= 1000 else 0,
         )
+        if on_gpu(self.cfg.clustering_device):
+            from cuml.cluster.hdbscan import HDBSCAN as GpuHDBSCAN  # noqa: N811
+
+            return GpuHDBSCAN(**params, output_type="numpy")
+        from hdbscan import HDBSCAN
+
+        return HDBSCAN(**params, core_dist_n_jobs=1)
 
     def _leiden(self, n: int):  # noqa: ANN202
         from pipeline.topics.graph import LeidenThemes
@@ -453,25 +448,23 @@ class ThemeModel:
             parts[t] = new
         if not parts:
             return None
-        kept = (core.copy(), self.topics_)
+        placed = self.topics_
         self._place(trial)
         self._name()
-        split = kept[0].copy()
+        split = core.copy()
         for t, new in parts.items():
             sizes = np.array([self.sizes_by_topic_[u] for u in new], dtype=float)
             supports = np.array([self.label_support_[u] for u in new])
             if (all(self.label_faithful_[u] is not False for u in new) and supports.min() >= SPLIT_SUPPORT
                     and (sizes * supports).sum() / sizes.sum() >= before[t] + SPLIT_GAIN):
-                rows = np.flatnonzero(kept[1] == t)
+                rows = np.flatnonzero(placed == t)
                 split[rows] = trial[rows]
                 self.split_.append((t, new))
         if not self.split_:
             self._place(core)  # back to the themes before the trial (named from the memo)
             self._name()
             return None
-        used = sorted(set(split.tolist()) - {-1})  # ids of rejected parts are free again
-        return np.array([used.index(t) if t != -1 else -1 for t in split.tolist()], dtype=int) \
-            if used != list(range(len(used))) else split
+        return split  # rejected parts leave gaps in the ids, which ``fit`` closes at its end
 
     def _consolidate(self) -> np.ndarray | None:
         """A new clustering in which each theme that cannot be named (see ``fit``) joins the first

@@ -406,21 +406,22 @@ def _forced(monkeypatch, core: np.ndarray) -> None:
     monkeypatch.setattr(ThemeModel, "_cluster", cluster)
 
 
+def _written_groups(texts: list[str], seed: int, per_group: int = 30) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``per_group`` papers written from each of ``texts`` ("{i}" numbers them), each group a tight
+    blob of unit vectors around its own centre; and each paper's group."""
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(len(texts), 32))
+    docs = [text.format(i=i) for text in texts for i in range(per_group)]
+    truth = np.repeat(np.arange(len(texts)), per_group)
+    vectors = (centers[truth] + 0.05 * rng.normal(size=(len(truth), 32))).astype(np.float32)
+    return docs, vectors / np.linalg.norm(vectors, axis=1, keepdims=True), truth
+
+
 def test_a_theme_whose_papers_come_apart_into_better_named_parts_is_split(monkeypatch):
-    rng = np.random.default_rng(3)
-    centers = rng.normal(size=(3, 32))
     texts = ["MoE training run {i}. We speed up MoE training with expert parallelism across GPUs.",
              "MoE serving system {i}. We cut MoE serving latency with expert offloading.",
              "Federated learning round {i}. Federated learning clients average their models."]
-    docs, vectors, truth = [], [], []
-    for k, text in enumerate(texts):
-        for i in range(30):
-            docs.append(text.format(i=i))
-            vectors.append(centers[k] + 0.05 * rng.normal(size=32))
-            truth.append(k)
-    vectors = np.asarray(vectors, dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    truth = np.array(truth)
+    docs, vectors, truth = _written_groups(texts, seed=3)
     _forced(monkeypatch, np.where(truth == 2, 1, 0))  # MoE training and serving clustered as one theme
     cfg = dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0, split_themes=True)
     model = ThemeModel(cfg).fit(docs, vectors)
@@ -432,20 +433,11 @@ def test_a_theme_whose_papers_come_apart_into_better_named_parts_is_split(monkey
 
 
 def test_a_theme_whose_parts_say_the_same_is_not_split(monkeypatch):
-    rng = np.random.default_rng(4)
-    centers = rng.normal(size=(3, 32))  # three groups of vectors, but the first two write alike
+    # three groups of vectors, but the first two write alike
     texts = ["Expert parallelism study {i}. MoE expert parallelism with all-to-all communication.",
              "Expert parallelism study {i}. MoE expert parallelism with all-to-all communication.",
              "Federated learning round {i}. Federated learning clients average their models."]
-    docs, vectors, truth = [], [], []
-    for k, text in enumerate(texts):
-        for i in range(30):
-            docs.append(text.format(i=i))
-            vectors.append(centers[k] + 0.05 * rng.normal(size=32))
-            truth.append(k)
-    vectors = np.asarray(vectors, dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    truth = np.array(truth)
+    docs, vectors, truth = _written_groups(texts, seed=4)
     _forced(monkeypatch, np.where(truth == 2, 1, 0))
     model = ThemeModel(dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0,
                                            split_themes=True)).fit(docs, vectors)
