@@ -78,6 +78,8 @@ def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
             "themes": len(ids), "largest_share": round(float(sizes.max() / len(texts)), 4),
             "label_accuracy": m["label_accuracy"], "support_median": round(m["label_support_median"], 3),
             "support_min": round(m["label_support_min"], 3), "duplicates": len(m["duplicate_labels"]),
+            "strict_support_median": round(m["label_support_strict_median"], 3),
+            "strict_support_min": round(m["label_support_strict_min"], 3),
             "nmi_primary": round(agreement(model.topics_, primary)[0], 4), "merged": len(model.merged_),
             "fit_s": round(seconds, 1),
             "labels": {model.labels_[t]: [int((model.topics_ == t).sum()), round(m["label_support"][t], 3)] for t in ids},

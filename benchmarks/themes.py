@@ -99,7 +99,8 @@ for name, rep in (("keybert_inspired", KeyBERTInspired()), ("mmr", MaximalMargin
         multi = [w for w in words if " " in w]
         labels[t] = (multi or words or [str(t)])[0]
     m = label_measures(labels, topics, docs, state.centroids, state.ids.tolist(), embed=embed, stop=stop)
-    out[name] = {k: m[k] for k in ("label_accuracy", "label_support_median", "label_support_min")}
+    out[name] = {k: m[k] for k in ("label_accuracy", "label_support_median", "label_support_min",
+                                     "label_support_strict_median", "label_support_strict_min")}
     out[name]["duplicate_labels"] = len(m["duplicate_labels"])
     out[name]["examples"] = [labels[t] for t in state.ids.tolist()[:8]]
 print(json.dumps(out))

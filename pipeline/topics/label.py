@@ -68,16 +68,82 @@ def support(words: frozenset[str], docs: Sequence[set[str]]) -> float:
     return sum(words <= d for d in docs) / len(docs)
 
 
+# an acronym in brackets after what it stands for: "mixture-of-experts (MoE)", "large language models (LLMs)"
+DEFINED = re.compile(r"\(([A-Za-z]*[A-Z][a-z]?[A-Z][A-Za-z]*?)s?\)")
+BEFORE = re.compile(r"(?:[A-Za-z][\w]*[\s-]+){1,8}$")  # the words right before the bracket
+MIN_DEFINITIONS = 2  # texts that must define an acronym the same way before it counts as a word
+
+
+def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
+    """The acronyms the texts define, as written, each with the word sets (``word_sets``'s
+    vocabulary) of the ways it is spelled out: {"MoE": [{"mixture-of-expert"}, {"mixture", "of",
+    "expert"}], "FL": [{"federated", "learning"}], ...}.
+
+    A definition is an acronym of two or more capitals in brackets ("(MoE)", "(LLMs)", "(KV)") right
+    after words whose initials, hyphenated parts included, spell it ("mixture-of-experts",
+    "Key-Value", "Quality of Service"). An acronym counts when ``MIN_DEFINITIONS`` texts define it
+    and at least three in four of its definitions mean the same words (hyphens aside): "TTS" for
+    both text-to-speech and test-time scaling counts as neither."""
+    found: dict[str, Counter] = {}
+    for text in texts:
+        for m in DEFINED.finditer(text):
+            words = BEFORE.search(text, max(0, m.start() - 160), m.start())
+            if words is None:
+                continue
+            acronym, before = m.group(1), words.group(0).strip()
+            parts = re.split(r"[\s-]+", before)
+            key = acronym.lower()
+            for k in range(min(len(key), len(parts)), 0, -1):  # the run of words ending at the bracket that spells it
+                if "".join(p[0] for p in parts[-k:]).lower() == key:
+                    # those words as written, hyphens kept ("mixture-of-experts" is one word)
+                    found.setdefault(acronym, Counter())["".join(re.split(r"([\s-]+)", before)[-(2 * k - 1):]).lower()] += 1
+                    break
+    out = {}
+    for acronym, written in found.items():
+        meanings = Counter()
+        for phrase, n in written.items():
+            meanings[" ".join(singular(t) for t in re.split(r"[\s-]+", phrase))] += n
+        meaning, n = meanings.most_common(1)[0]
+        if n < MIN_DEFINITIONS or n < 0.75 * sum(meanings.values()):
+            continue
+        forms = {frozenset(singular(t) for t in TOKEN_RE.findall(phrase)) for phrase in written
+                 if " ".join(singular(t) for t in re.split(r"[\s-]+", phrase)) == meaning}
+        out[acronym] = sorted(forms, key=sorted)
+    return out
+
+
 class WordIndex:
     """Which texts contain each word (singular, lower case): ``having(words)`` is the set of texts
-    containing all of them."""
+    containing all of them.
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        self.sets = word_sets(texts)
+    With ``aliases`` (the default) an acronym the texts define and what it stands for are one word
+    (``acronyms``): a text that writes "MoE" (as defined, capitals and all: "ran" is not "RAN")
+    contains "mixture-of-experts" and "mixture of experts" too, and one that writes any of those
+    contains "MoE", so "MoE serving" describes a paper on serving mixture-of-experts models."""
+
+    def __init__(self, texts: Sequence[str], aliases: bool = True) -> None:
+        written = [TOKEN_RE.findall(text) for text in texts]
+        self.sets = [{singular(t.lower()) for t in tokens} for tokens in written]
+        self.aliases = acronyms(texts) if aliases else {}
         self.postings: dict[str, set[int]] = {}
         for i, words in enumerate(self.sets):
             for w in words:
                 self.postings.setdefault(w, set()).add(i)
+        if not self.aliases:
+            return
+        as_written: dict[str, set[int]] = {}
+        for i, tokens in enumerate(written):
+            for t in tokens:
+                as_written.setdefault(t, set()).add(i)
+        for acronym, forms in self.aliases.items():
+            key = singular(acronym.lower())
+            rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
+            rows = rows.union(*(self.having(form) for form in forms))
+            words = frozenset({key}).union(*forms)
+            for i in rows:
+                self.sets[i] |= words
+            for w in words:
+                self.postings.setdefault(w, set()).update(rows)
 
     def having(self, words: frozenset[str]) -> set[int]:
         lists = sorted((self.postings.get(w, set()) for w in words), key=len)

@@ -109,6 +109,9 @@ def label_measures(
     - ``label_support_median`` / ``_min``: per theme, the share of its papers whose title and
       abstract contain every content word of its label (singular and plural count as one word,
       stop words are not content words); ``label_support`` has each theme's value;
+      an acronym the papers define and what it stands for count as one word ("MoE" is
+      "mixture-of-experts", ``label.acronyms``); ``label_support_strict_median`` / ``_min`` count
+      them apart;
     - ``duplicate_labels``: pairs of labels with the same content words, or (with ``embed``) whose
       embeddings have cosine similarity of at least ``near``.
     """
@@ -116,10 +119,12 @@ def label_measures(
 
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)
-    index = WordIndex(texts)
-    per_theme = {}
+    index, strict_index = WordIndex(texts), WordIndex(texts, aliases=False)
+    per_theme, strict = {}, {}
     for t in ids:
-        per_theme[t] = index.share(content_words(labels[t], stop), set(np.flatnonzero(topics == t).tolist()))
+        rows = set(np.flatnonzero(topics == t).tolist())
+        per_theme[t] = index.share(content_words(labels[t], stop), rows)
+        strict[t] = strict_index.share(content_words(labels[t], stop), rows)
     keys = [content_words(labels[t], stop) for t in ids]
     pairs = {(a, b) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j and keys[i] == keys[j]}
     accuracy = None
@@ -134,6 +139,8 @@ def label_measures(
         "label_accuracy": accuracy,
         "label_support_median": float(np.median(values)) if values else float("nan"),
         "label_support_min": float(min(values)) if values else float("nan"),
+        "label_support_strict_median": float(np.median(list(strict.values()))) if strict else float("nan"),
+        "label_support_strict_min": float(min(strict.values())) if strict else float("nan"),
         "duplicate_labels": sorted([labels[a], labels[b]] for a, b in pairs),
         "label_support": {t: round(v, 3) for t, v in per_theme.items()},
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.topics.label import content_words, extend, name_groups, surface_form, written_case
+from pipeline.topics.label import WordIndex, acronyms, content_words, extend, name_groups, surface_form, written_case
 from pipeline.topics.metrics import label_measures
 from pipeline.topics.vocabulary import stop_words
 
@@ -146,3 +146,42 @@ def test_a_word_of_one_letter_and_a_hyphen_stays_whole():
     texts += [f"Brain MRI study {i}. Brain MRI scans segmented into brain MRI regions." for i in range(6)]
     named = name_groups(texts, texts, groups_of(6, 6), [0, 1], np.eye(2), STOP)
     assert named[0].label == "Chest X-ray" and named[0].support == 1.0
+
+
+def test_an_acronym_the_papers_define_and_its_words_count_as_one_word():
+    texts = [
+        "Serving mixture-of-experts (MoE) models on GPUs.",
+        "Training Mixture of Experts (MoE) layers at scale.",
+        "We route tokens in mixture-of-experts layers.",  # the words, no acronym
+        "An MoE layer with expert parallelism.",  # the acronym, no words
+        "The job ran on a radio access network (RAN) testbed.",
+        "A radio access network (RAN) slice.",
+        "It ran twice.",  # "ran" is not "RAN"
+    ]
+    defined = acronyms(texts)
+    assert defined["MoE"] == sorted([frozenset({"mixture-of-expert"}), frozenset({"mixture", "of", "expert"})], key=sorted)
+    assert set(defined) == {"MoE", "RAN"}
+    index = WordIndex(texts)
+    assert index.having(frozenset({"moe"})) == {0, 1, 2, 3}
+    assert index.having(frozenset({"mixture-of-expert", "layer"})) == {1, 2, 3}
+    assert index.having(frozenset({"radio", "access", "network"})) == {4, 5}  # not the paper that "ran"
+    strict = WordIndex(texts, aliases=False)
+    assert strict.having(frozenset({"moe"})) == {0, 1, 3}
+
+
+def test_an_acronym_defined_once_or_with_two_meanings_is_not_merged():
+    texts = ["Key-value (KV) stores.", "Text-to-speech (TTS) voices.", "Text-to-speech (TTS) in noise.",
+             "Test-time scaling (TTS) of reasoning.", "Test-time scaling (TTS) with votes.", "Fast TTS here."]
+    assert acronyms(texts) == {}  # KV once; TTS half one meaning, half another
+    assert WordIndex(texts).having(frozenset({"tts"})) == {1, 2, 3, 4, 5}  # only where written
+
+
+def test_label_support_counts_the_acronym_as_its_words_and_strict_support_does_not():
+    moe = [f"Expert routing {i}. Mixture-of-experts (MoE) serving with routing." for i in range(4)]
+    moe += [f"Expert routing {i}. Serving mixture-of-experts models with routing." for i in range(4, 8)]
+    other = [f"Federated learning {i}. Clients train with federated learning." for i in range(8)]
+    texts = moe + other
+    m = label_measures({0: "MoE serving", 1: "Federated learning"}, groups_of(8, 8), texts, np.eye(2), [0, 1],
+                       stop=STOP)
+    assert m["label_support"][0] == 1.0 and m["label_support_strict_median"] == 0.75
+    assert m["label_support_strict_min"] == 0.5
