@@ -26,7 +26,10 @@ group becomes a **new theme** when it is
   mean pairwise cosines;
 - far enough: its centroid is no closer to the nearest theme's centroid than the two closest
   existing themes are to each other (``far_quantile`` of the themes' nearest-neighbour cosines;
-  1.0: the closest pair).
+  1.0: the closest pair); and when it lies as close to a theme as neighbouring themes lie to each
+  other (the median of those cosines), it is tighter than that theme (its mean pairwise cosine
+  above the theme's): a looser group beside a theme is that theme's edge, not a sub-area pulling
+  away from it.
 
 A group that passes the density and distance tests but is still too small is **forming**. A new
 theme takes the next free id, is named like any theme (``label.py``, against its neighbours), joins
@@ -34,8 +37,10 @@ the area of its nearest theme, and its ``first_week`` is the week it was born. W
 papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
 to each other (the median), the lineage records it as a ``split`` of that theme (a sub-area that
 grew apart); otherwise as ``new``. Papers placed earlier never move and old themes keep their ids;
-pool papers that an existing or newly born theme explains join it in later updates; pool papers
-older than the window join their nearest theme.
+pool papers that an existing or newly born theme explains join it in later updates, and so do new
+or waiting papers whose nearest theme is young (born within the window) when most of their nearest
+placed papers are its members (``joins_young``); pool papers older than the window join their
+nearest theme.
 """
 
 from __future__ import annotations
@@ -180,6 +185,31 @@ def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: R
     return out
 
 
+def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndarray, topics: np.ndarray,
+                young: set[int], rules: Rules, chunk: int = 512) -> np.ndarray:
+    """For papers ``rows`` that no theme explains: whether they join their nearest theme anyway,
+    because it is **young** (born in a weekly update within the window) and at least half of their
+    ``k_novel`` most similar placed papers (``topics`` >= 0) are its members.
+
+    A young theme was calibrated on its first few papers, so its thresholds are too tight for the
+    papers that keep arriving on its subject; and those papers are near other unplaced papers, as
+    the papers of a forming theme are, so the novelty test holds them back too."""
+    out = np.zeros(len(rows), bool)
+    candidates = np.flatnonzero(np.isin(nearest_theme, list(young)))
+    placed = np.flatnonzero(topics >= 0)
+    if not len(candidates) or not len(placed):
+        return out
+    k = min(rules.k_novel, len(placed))
+    others = embeddings[placed].T
+    for start in range(0, len(candidates), chunk):
+        block = candidates[start:start + chunk]
+        sims = embeddings[rows[block]] @ others
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        votes = (topics[placed[top]] == nearest_theme[block, None]).sum(axis=1)
+        out[block] = 2 * votes >= k
+    return out
+
+
 @dataclass
 class Group:
     """A dense group of pool papers: rows, and whether it may become a theme."""
@@ -223,15 +253,16 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
         rows = pool[labels == g]
         mean = embeddings[rows].mean(axis=0)
         centroid = (mean / (np.linalg.norm(mean) or 1)).astype(np.float32)
+        cohesion = mean_pairwise(embeddings[rows])
         if len(cal.ids):
             sims = centroids @ centroid
             j = int(sims.argmax())
             nearest, closeness = int(cal.ids[j]), float(sims[j])
+            edge = closeness >= split_bound and cohesion <= cal.cohesion[j]
         else:
-            nearest, closeness = -1, -1.0
-        cohesion = mean_pairwise(embeddings[rows])
-        group = Group(rows, cohesion, nearest, closeness, dense=cohesion >= dense_bound, far=closeness <= far_bound,
-                      centroid=centroid)
+            nearest, closeness, edge = -1, -1.0, False
+        group = Group(rows, cohesion, nearest, closeness, dense=cohesion >= dense_bound,
+                      far=closeness <= far_bound and not edge, centroid=centroid)
         votes = nearest_of_pool[labels == g]
         if nearest >= 0 and closeness >= split_bound and (votes == nearest).mean() > 0.5:
             group.parent = nearest

@@ -81,6 +81,9 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     test = np.flatnonzero((~known | (topics == -1)) & recent)
     near, _, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
+    young = {t for t, week in state.born.items() if week >= start}
+    if cfg.emerge_join_young and young:
+        ok |= emerge.joins_young(embeddings, test, near, topics, young, rules)
     topics[test[ok]] = near[ok]
     pool = test[~ok]
     topics[pool] = -2

@@ -154,3 +154,26 @@ def test_calibration_and_the_explanation_test():
     _, _, ok = emerge.explained(both, np.arange(50, 55), cal, centre[None, :].astype(np.float32), emerge.Rules())
     assert not ok.any()
     assert emerge.mean_pairwise(np.vstack([centre, centre])) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("join_young", [True, False])
+def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neighbours_are_its(store, join_young):
+    import copy
+
+    cfg = dataclasses.replace(TopicsConfig(), emerge_join_young=join_young, max_outlier_share=0.2)
+    store = {**store, "state": copy.deepcopy(store["state"])}
+    group = around(store["rng"], store["centres"][3], 12, spread=0.2)
+    texts = [f"Quantum annealing schedules, paper {i}." for i in range(12)]
+    first, embeddings, ids, all_texts, weeks = arrive(store, group, texts, "2025-W05", cfg)
+    assert first.state.born == {3: "2025-W05"}
+    # a week later, papers on the same subject but less typical than the theme's first papers
+    later = around(store["rng"], store["centres"][3], 8, spread=0.5)
+    second = update(np.vstack([embeddings, later]).astype(np.float32), [*ids, *[f"n{i}" for i in range(8)]], cfg,
+                    first.state, dict(zip(ids, first.topics.tolist())), weeks=[*weeks, *["2025-W06"] * 8],
+                    texts=[*all_texts, *[f"Quantum annealing on hardware {i}." for i in range(8)]])
+    assert second.topics[: len(ids)].tolist() == first.topics.tolist()  # placed papers never move
+    joined = (second.topics[-8:] == 3).sum()
+    if join_young:
+        assert joined == 8
+    else:
+        assert joined < 8 and (second.topics[-8:] == -1).any()
