@@ -90,7 +90,7 @@ def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
             words = BEFORE.search(text, max(0, m.start() - 160), m.start())
             if words is None:
                 continue
-            acronym, before = m.group(1), words.group(0).strip()
+            acronym, before = m.group(1), words.group(0).strip().rstrip("-").rstrip()  # "... fine-  (X)"
             parts = re.split(r"[\s-]+", before)
             key = acronym.lower()
             for k in range(min(len(key), len(parts)), 0, -1):  # the run of words ending at the bracket that spells it

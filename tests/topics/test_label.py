@@ -173,6 +173,8 @@ def test_an_acronym_defined_once_or_with_two_meanings_is_not_merged():
     texts = ["Key-value (KV) stores.", "Text-to-speech (TTS) voices.", "Text-to-speech (TTS) in noise.",
              "Test-time scaling (TTS) of reasoning.", "Test-time scaling (TTS) with votes.", "Fast TTS here."]
     assert acronyms(texts) == {}  # KV once; TTS half one meaning, half another
+    assert acronyms(["Broken line- (BL) here.", "Also broken line - (BL).", "x -  (AB)", "(CD) first"]) == \
+        {"BL": [frozenset({"broken", "line"})]}
     assert WordIndex(texts).having(frozenset({"tts"})) == {1, 2, 3, 4, 5}  # only where written
 
 
