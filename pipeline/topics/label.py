@@ -56,11 +56,6 @@ def content_words(phrase: str, stop: frozenset[str]) -> frozenset[str]:
     return frozenset(singular(t) for t in TOKEN_RE.findall(phrase.lower()) if t not in stop)
 
 
-def word_sets(texts: Sequence[str]) -> list[set[str]]:
-    """Each text's words, singular and lower case (the vocabulary of ``content_words``)."""
-    return [{singular(t) for t in TOKEN_RE.findall(text.lower())} for text in texts]
-
-
 def support(words: frozenset[str], docs: Sequence[set[str]]) -> float:
     """Share of ``docs`` (word sets) that contain every one of ``words``."""
     if not docs or not words:
@@ -75,7 +70,7 @@ MIN_DEFINITIONS = 2  # texts that must define an acronym the same way before it 
 
 
 def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
-    """The acronyms the texts define, as written, each with the word sets (``word_sets``'s
+    """The acronyms the texts define, as written, each with the word sets (``WordIndex``'s
     vocabulary) of the ways it is spelled out: {"MoE": [{"mixture-of-expert"}, {"mixture", "of",
     "expert"}], "FL": [{"federated", "learning"}], ...}.
 
@@ -113,8 +108,8 @@ def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
 
 
 class WordIndex:
-    """Which texts contain each word (singular, lower case): ``having(words)`` is the set of texts
-    containing all of them.
+    """Which texts contain each word (singular, lower case, as ``content_words`` gives them):
+    ``having(words)`` is the set of texts containing all of them.
 
     With ``aliases`` (the default) an acronym the texts define and what it stands for are one word
     (``acronyms``): a text that writes "MoE" (as defined, capitals and all: "ran" is not "RAN")
