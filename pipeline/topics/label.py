@@ -120,6 +120,8 @@ class WordIndex:
         written = [TOKEN_RE.findall(text) for text in texts]
         self.sets = [{singular(t.lower()) for t in tokens} for tokens in written]
         self.aliases = acronyms(texts) if aliases else {}
+        self._classes: list[tuple[list[frozenset[str]], frozenset[str]]] = []  # (ways of writing it, all its words)
+        self._class_of: dict[str, list[int]] = {}  # word -> the classes a way of writing uses it in
         self.postings: dict[str, set[int]] = {}
         for i, words in enumerate(self.sets):
             for w in words:
@@ -135,10 +137,25 @@ class WordIndex:
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
             rows = rows.union(*(self.having(form) for form in forms))
             words = frozenset({key}).union(*forms)
+            self._classes.append(([frozenset({key}), *forms], words))
+            for form in (frozenset({key}), *forms):
+                for w in form:
+                    self._class_of.setdefault(w, []).append(len(self._classes) - 1)
             for i in rows:
                 self.sets[i] |= words
             for w in words:
                 self.postings.setdefault(w, set()).update(rows)
+
+    def expand(self, words: frozenset[str]) -> frozenset[str]:
+        """``words`` with every word of each acronym written in them, either way ({"fl"} and
+        {"federated", "learning"} both give {"fl", "federated", "learning"}): phrases that say the
+        same thing expand to the same set."""
+        out = set(words)
+        for c in {c for w in words for c in self._class_of.get(w, ())}:
+            ways, every = self._classes[c]
+            if any(way <= words for way in ways):
+                out |= every
+        return frozenset(out)
 
     def having(self, words: frozenset[str]) -> set[int]:
         lists = sorted((self.postings.get(w, set()) for w in words), key=len)
@@ -317,7 +334,8 @@ def name_groups(
             key = frozenset().union(*(c.words for c in words)) if words else frozenset({label})
             taken.add(key)
             fits = support(key, [doc_index.sets[i] for i in members[t]]) if words else 0.0
-            out[t] = Named(capitalised(label), _description(candidates[t], None, sample), fits, None)
+            out[t] = Named(capitalised(label), _description(candidates[t], None, sample, expand=doc_index.expand),
+                           fits, None)
             continue
         chosen = ranked[0]
         grown = corpus.remembered(("extend", group[t], chosen.phrase), lambda: extend(chosen.phrase, sample, stop))
@@ -329,7 +347,7 @@ def name_groups(
         faithful = None if not verdict else verdict.get(chosen.phrase) == t
         written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
         description = corpus.remembered(("description", group[t], chosen.phrase, written),
-                                        lambda: _description(candidates[t], chosen, sample, written))
+                                        lambda: _description(candidates[t], chosen, sample, written, doc_index.expand))
         out[t] = Named(capitalised(written), description, support(grown_words, group_docs), faithful)
     return out
 
@@ -364,19 +382,25 @@ def _candidates(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Cand
     return out
 
 
-def _description(candidates: list[Candidate], label: Candidate | None, sample: Sequence[str], written: str = "") -> str:
+def _description(candidates: list[Candidate], label: Candidate | None, sample: Sequence[str], written: str = "",
+                 expand: Callable[[frozenset[str]], frozenset[str]] = lambda words: words) -> str:
     """The label (as written) and the strongest further phrases that are not part of it and not
-    part of each other, joined by " · " ("MoE serving · expert parallelism · all-to-all")."""
+    part of each other, joined by " · " ("MoE serving · expert parallelism · all-to-all"). ``expand``
+    gives a phrase's words with its acronyms spelled out both ways (``WordIndex.expand``), so that
+    "FL" or "mixture" is not listed beside "Federated learning" or "MoE inference"."""
     chosen = [label] if label is not None else []
+    words = [expand(label.words)] if label is not None else []
     shown = [written or written_case(label.phrase, sample)] if label is not None else []
     for c in sorted(candidates, key=lambda c: (-c.support * c.precision, c.phrase)):
         if len(chosen) >= DESCRIPTION_PHRASES:
             break
-        if any(c.words <= o.words or o.words <= c.words for o in chosen):
+        mine = expand(c.words)
+        if any(mine <= o or o <= mine for o in words):
             continue
         form = written_case(c.phrase, sample)
         if any(form.lower().replace("-", " ") == f.lower().replace("-", " ") for f in shown):
             continue
         chosen.append(c)
+        words.append(mine)
         shown.append(form)
     return " · ".join(shown)

@@ -187,3 +187,17 @@ def test_label_support_counts_the_acronym_as_its_words_and_strict_support_does_n
                        stop=STOP)
     assert m["label_support"][0] == 1.0 and m["label_support_strict_median"] == 0.75
     assert m["label_support_strict_min"] == 0.5
+
+
+def test_a_description_does_not_repeat_the_label_as_its_acronym_or_its_words():
+    fl = [f"Federated learning (FL) round {i}. In federated learning (FL), clients train with FL and stragglers."
+          for i in range(8)]
+    moe = [f"MoE inference {i}. Serving {'mixture-of-experts' if i % 2 else 'Mixture of Experts'} (MoE) models "
+           "with MoE inference." for i in range(8)]
+    texts = fl + moe
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 8), [0, 1], np.eye(2), STOP)
+    assert named[0].label == "Federated learning" and named[1].label == "MoE inference"
+    fl_parts = [p.lower() for p in named[0].description.split(" · ")]
+    moe_parts = [p.lower() for p in named[1].description.split(" · ")]
+    assert "fl" not in fl_parts and "clients" in fl_parts
+    assert not {"mixture", "experts", "mixture-of-experts", "moe"} & set(moe_parts[1:])
