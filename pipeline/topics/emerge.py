@@ -187,7 +187,7 @@ def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: R
 
 def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndarray, topics: np.ndarray,
                 young: set[int], rules: Rules, chunk: int = 512) -> np.ndarray:
-    """For papers ``rows`` that no theme explains: whether they join their nearest theme anyway,
+    """For papers ``rows`` (those no theme explains): whether they join their nearest theme anyway,
     because it is **young** (born in a weekly update within the window) and at least half of their
     ``k_novel`` most similar placed papers (``topics`` >= 0) are its members.
 
@@ -258,7 +258,8 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
             sims = centroids @ centroid
             j = int(sims.argmax())
             nearest, closeness = int(cal.ids[j]), float(sims[j])
-            edge = closeness >= split_bound and cohesion <= cal.cohesion[j]
+            # (a theme of one paper has no cohesion to compare with: cohesion 1.0 would make it all edge)
+            edge = closeness >= split_bound and len(cal.members[nearest]) > 1 and cohesion <= cal.cohesion[j]
         else:
             nearest, closeness, edge = -1, -1.0, False
         group = Group(rows, cohesion, nearest, closeness, dense=cohesion >= dense_bound,

@@ -81,18 +81,24 @@ def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
     both text-to-speech and test-time scaling counts as neither."""
     found: dict[str, Counter] = {}
     for text in texts:
+        defined = set()  # a text counts once for each way it spells an acronym out
         for m in DEFINED.finditer(text):
             words = BEFORE.search(text, max(0, m.start() - 160), m.start())
             if words is None:
                 continue
-            acronym, before = m.group(1), words.group(0).strip().rstrip("-").rstrip()  # "... fine-  (X)"
+            acronym, before = m.group(1), re.sub(r"[\s-]+$", "", words.group(0))  # "... line - - (X)"
             parts = re.split(r"[\s-]+", before)
             key = acronym.lower()
             for k in range(min(len(key), len(parts)), 0, -1):  # the run of words ending at the bracket that spells it
                 if "".join(p[0] for p in parts[-k:]).lower() == key:
                     # those words as written, hyphens kept ("mixture-of-experts" is one word)
-                    found.setdefault(acronym, Counter())["".join(re.split(r"([\s-]+)", before)[-(2 * k - 1):]).lower()] += 1
+                    phrase = "".join(re.split(r"([\s-]+)", before)[-(2 * k - 1):]).lower()
+                    # every word must be a word of the index ("k nearest neighbours": "k" is not)
+                    if len(TOKEN_RE.findall(phrase)) == len(phrase.split()):
+                        defined.add((acronym, phrase))
                     break
+        for acronym, phrase in defined:
+            found.setdefault(acronym, Counter())[phrase] += 1
     out = {}
     for acronym, written in found.items():
         meanings = Counter()
@@ -116,10 +122,11 @@ class WordIndex:
     contains "mixture-of-experts" and "mixture of experts" too, and one that writes any of those
     contains "MoE", so "MoE serving" describes a paper on serving mixture-of-experts models."""
 
-    def __init__(self, texts: Sequence[str], aliases: bool = True) -> None:
+    def __init__(self, texts: Sequence[str], aliases: bool | dict[str, list[frozenset[str]]] = True) -> None:
         written = [TOKEN_RE.findall(text) for text in texts]
         self.sets = [{singular(t.lower()) for t in tokens} for tokens in written]
-        self.aliases = acronyms(texts) if aliases else {}
+        # the acronyms these texts define, or those given (titles take their abstracts')
+        self.aliases = aliases if isinstance(aliases, dict) else acronyms(texts) if aliases else {}
         self._classes: list[tuple[list[frozenset[str]], frozenset[str]]] = []  # (ways of writing it, all its words)
         self._class_of: dict[str, list[int]] = {}  # word -> the classes a way of writing uses it in
         self.postings: dict[str, set[int]] = {}
@@ -132,10 +139,16 @@ class WordIndex:
         for i, tokens in enumerate(written):
             for t in tokens:
                 as_written.setdefault(t, set()).add(i)
+                if "-" in t:  # "MoE-based" writes MoE
+                    as_written.setdefault(t.split("-", 1)[0], set()).add(i)
+        # which texts write each acronym, either way, from the texts' own words (before any is added,
+        # so that the result does not depend on the order of the acronyms)
+        found = []
         for acronym, forms in self.aliases.items():
             key = singular(acronym.lower())
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
-            rows = rows.union(*(self.having(form) for form in forms))
+            found.append((key, forms, rows.union(*(self.having(form) for form in forms))))
+        for key, forms, rows in found:
             words = frozenset({key}).union(*forms)
             self._classes.append(([frozenset({key}), *forms], words))
             for form in (frozenset({key}), *forms):
@@ -272,7 +285,8 @@ class Corpus:
 
     def __init__(self, texts: Sequence[str], titles: Sequence[str], stop: frozenset[str]) -> None:
         self.texts, self.titles, self.stop = texts, titles, stop
-        self.doc_index, self.title_index = WordIndex(texts), WordIndex(titles)
+        self.doc_index = WordIndex(texts)
+        self.title_index = WordIndex(titles, aliases=self.doc_index.aliases)
         self.phrases = [phrases(text, stop) for text in texts]
         self.vectors: dict[str, np.ndarray] = {}
         self.memo: dict[tuple, object] = {}
@@ -322,17 +336,18 @@ def name_groups(
             vectors = corpus.embed(embed, pending)
             nearest = np.asarray(ids)[(vectors @ np.asarray(centroids).T).argmax(axis=1)]
             verdict = dict(zip(pending, nearest.tolist()))
-    taken = set(taken or ())
+    same = doc_index.expand  # "MoE serving" and "Mixture-of-experts serving" are one label
+    taken = {same(words) for words in taken or ()}
     out: dict[int, Named] = {}
     for t in order:
         sample = [texts[i] for i in members[t][:400]]
-        usable = [c for c in multiword[t] if c.words not in taken]
+        usable = [c for c in multiword[t] if same(c.words) not in taken]
         ranked = [c for c in usable if verdict.get(c.phrase, t) == t] + usable
         if not ranked:
-            words = [c for c in candidates[t] if c.words not in taken][:2]
+            words = [c for c in candidates[t] if same(c.words) not in taken][:2]
             label = " / ".join(written_case(c.phrase, sample) for c in words) or f"Theme {t}"
             key = frozenset().union(*(c.words for c in words)) if words else frozenset({label})
-            taken.add(key)
+            taken.add(same(key))
             fits = support(key, [doc_index.sets[i] for i in members[t]]) if words else 0.0
             out[t] = Named(capitalised(label), _description(candidates[t], None, sample, expand=doc_index.expand),
                            fits, None)
@@ -341,9 +356,9 @@ def name_groups(
         grown = corpus.remembered(("extend", group[t], chosen.phrase), lambda: extend(chosen.phrase, sample, stop))
         grown_words = content_words(grown, stop)
         group_docs = [doc_index.sets[i] for i in members[t]]
-        if grown != chosen.phrase and (grown_words in taken or support(grown_words, group_docs) < 0.85 * chosen.support):
+        if grown != chosen.phrase and (same(grown_words) in taken or support(grown_words, group_docs) < 0.85 * chosen.support):
             grown, grown_words = chosen.phrase, chosen.words
-        taken.add(grown_words)
+        taken.add(same(grown_words))
         faithful = None if not verdict else verdict.get(chosen.phrase) == t
         written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
         description = corpus.remembered(("description", group[t], chosen.phrase, written),

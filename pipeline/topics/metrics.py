@@ -112,7 +112,8 @@ def label_measures(
       an acronym the papers define and what it stands for count as one word ("MoE" is
       "mixture-of-experts", ``label.acronyms``); ``label_support_strict_median`` / ``_min`` count
       them apart;
-    - ``duplicate_labels``: pairs of labels with the same content words, or (with ``embed``) whose
+    - ``duplicate_labels``: pairs of labels with the same content words (an acronym the same as its
+      words), or (with ``embed``) whose
       embeddings have cosine similarity of at least ``near``.
     """
     from pipeline.topics.label import WordIndex, content_words
@@ -125,7 +126,7 @@ def label_measures(
         rows = set(np.flatnonzero(topics == t).tolist())
         per_theme[t] = index.share(content_words(labels[t], stop), rows)
         strict[t] = strict_index.share(content_words(labels[t], stop), rows)
-    keys = [content_words(labels[t], stop) for t in ids]
+    keys = [index.expand(content_words(labels[t], stop)) for t in ids]  # an acronym and its words are one
     pairs = {(a, b) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j and keys[i] == keys[j]}
     accuracy = None
     if embed is not None and ids:

@@ -177,3 +177,23 @@ def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neigh
         assert joined == 8
     else:
         assert joined < 8 and (second.topics[-8:] == -1).any()
+
+
+@pytest.mark.parametrize("theme_cohesion, born", [(0.99, False), (0.05, True)])
+def test_a_group_beside_a_theme_is_born_only_when_tighter_than_it(theme_cohesion, born):
+    rng = np.random.default_rng(5)
+    centres = unit(rng.standard_normal((2, DIM)))
+    pool_vectors = around(rng, unit(centres[0] + 0.8 * centres[1]), 12, spread=0.3).astype(np.float32)
+    members = [around(rng, c, 30).astype(np.float32) for c in centres]
+    embeddings = np.vstack([*members, pool_vectors])
+    pool = np.arange(60, 72)
+    closeness = float((unit(pool_vectors.mean(0)) @ centres.T).max())
+    # neighbouring themes lie as close to each other as the group lies to its nearest (the split bound),
+    # and no closer than it (so it is far enough by the distance test alone)
+    cal = emerge.Calibration(ids=np.array([0, 1]), centroid=np.zeros(2), neighbourhood=np.zeros(2),
+                             members={0: np.arange(30), 1: np.arange(30, 60)},
+                             cohesion=np.array([theme_cohesion, 0.05]),  # the group is nearest theme 0
+                             nearest_theme=np.array([closeness - 0.02, closeness + 0.01]))
+    rules = emerge.Rules(dense_quantile=0.0)
+    [group] = emerge.groups_of(embeddings, pool, cal, centres.astype(np.float32), rules, np.zeros(12, int))
+    assert group.dense and group.born is born

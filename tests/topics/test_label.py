@@ -201,3 +201,32 @@ def test_a_description_does_not_repeat_the_label_as_its_acronym_or_its_words():
     moe_parts = [p.lower() for p in named[1].description.split(" · ")]
     assert "fl" not in fl_parts and "clients" in fl_parts
     assert not {"mixture", "experts", "mixture-of-experts", "moe"} & set(moe_parts[1:])
+
+
+def test_acronym_definitions_odd_spacing_one_letter_words_and_compounds():
+    texts = ["A broken line - - (BL) here.", "broken line- - (BL).", "line -\t- (BL) x", "k nearest neighbours (KNN)",
+             "k nearest neighbours (KNN) again", "of a (OA)", "Of a (OA)",
+             "Mixture-of-experts (MoE) models (MoE) twice in one text (MoE)."]
+    defined = acronyms(texts)  # no IndexError; "k" and "a" are no words of the index, one text defines MoE
+    assert set(defined) == {"BL"}
+    index = WordIndex(["A MoE-based router.", "Mixture-of-experts (MoE) layers.", "mixture-of-experts (MoE) again."])
+    assert index.having(frozenset({"mixture-of-expert", "router"})) == {0}
+
+
+def test_which_texts_get_an_acronym_does_not_depend_on_their_order():
+    texts = ["large language models (LLMs) a.", "large language models (LLMs) b.", "language models (LMs) c.",
+             "language models (LMs) d.", "An LLM only."]
+    forward, backward = WordIndex(texts), WordIndex(texts[::-1])
+    assert ("lm" in forward.sets[4]) == ("lm" in backward.sets[0])
+
+
+def test_an_acronym_and_its_words_are_one_label_not_two():
+    a = [f"MoE serving {i}. Serving mixture-of-experts (MoE) models." for i in range(6)]
+    b = [f"Mixture-of-experts serving {i}. Mixture-of-experts (MoE) serving at scale." for i in range(6)]
+    texts = a + b
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(6, 6), [0, 1], np.eye(2), STOP)
+    assert content_words(named[0].label, STOP) != content_words(named[1].label, STOP)
+    assert {named[0].label.lower(), named[1].label.lower()} != {"moe serving", "mixture-of-experts serving"}
+    m = label_measures({0: "MoE serving", 1: "Mixture-of-experts serving"}, groups_of(6, 6), texts, np.eye(2), [0, 1],
+                       stop=STOP)
+    assert m["duplicate_labels"] == [["MoE serving", "Mixture-of-experts serving"]]
