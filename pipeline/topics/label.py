@@ -362,7 +362,8 @@ def name_groups(
         faithful = None if not verdict else verdict.get(chosen.phrase) == t
         written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
         description = corpus.remembered(("description", group[t], chosen.phrase, written),
-                                        lambda: _description(candidates[t], chosen, sample, written, doc_index.expand))
+                                        lambda: _description(candidates[t], chosen, sample, written, doc_index.expand,
+                                                             grown_words))
         out[t] = Named(capitalised(written), description, support(grown_words, group_docs), faithful)
     return out
 
@@ -398,13 +399,16 @@ def _candidates(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Cand
 
 
 def _description(candidates: list[Candidate], label: Candidate | None, sample: Sequence[str], written: str = "",
-                 expand: Callable[[frozenset[str]], frozenset[str]] = lambda words: words) -> str:
+                 expand: Callable[[frozenset[str]], frozenset[str]] = lambda words: words,
+                 label_words: frozenset[str] = frozenset()) -> str:
     """The label (as written) and the strongest further phrases that are not part of it and not
     part of each other, joined by " · " ("MoE serving · expert parallelism · all-to-all"). ``expand``
     gives a phrase's words with its acronyms spelled out both ways (``WordIndex.expand``), so that
-    "FL" or "mixture" is not listed beside "Federated learning" or "MoE inference"."""
+    "FL" or "mixture" is not listed beside "Federated learning" or "MoE inference"; ``label_words``:
+    the content words of the label as grown ("personalized federated" grown to "personalized
+    federated learning" says FL too)."""
     chosen = [label] if label is not None else []
-    words = [expand(label.words)] if label is not None else []
+    words = [expand(label.words | label_words)] if label is not None else []
     shown = [written or written_case(label.phrase, sample)] if label is not None else []
     for c in sorted(candidates, key=lambda c: (-c.support * c.precision, c.phrase)):
         if len(chosen) >= DESCRIPTION_PHRASES:

@@ -230,3 +230,18 @@ def test_an_acronym_and_its_words_are_one_label_not_two():
     m = label_measures({0: "MoE serving", 1: "Mixture-of-experts serving"}, groups_of(6, 6), texts, np.eye(2), [0, 1],
                        stop=STOP)
     assert m["duplicate_labels"] == [["MoE serving", "Mixture-of-experts serving"]]
+
+
+def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
+    from pipeline.topics.label import Corpus, _candidates, _description
+
+    texts = [f"Personalized federated learning {i}. Personalized federated learning (PFL) builds on federated "
+             f"learning (FL) with clients and personalization." for i in range(8)]
+    corpus = Corpus(texts, texts, STOP)
+    candidates = _candidates(np.arange(8), corpus)
+    [chosen] = [c for c in candidates if c.phrase == "personalized federated"]  # grown by "learning"
+    grown = content_words("personalized federated learning", STOP)
+    shown = _description(candidates, chosen, texts, "Personalized federated learning", corpus.doc_index.expand, grown)
+    assert not {"fl", "pfl", "federated learning"} & {p.lower() for p in shown.split(" · ")[1:]}
+    without = _description(candidates, chosen, texts, "x", corpus.doc_index.expand)  # the label's words as chosen
+    assert {"fl", "federated learning"} & {p.lower() for p in without.split(" · ")}
