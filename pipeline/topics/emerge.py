@@ -162,7 +162,23 @@ def explained(embeddings: np.ndarray, rows: np.ndarray, cal: Calibration, centro
     return cal.ids[column], best.astype(np.float32), ok
 
 
-def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: Rules, chunk: int = 512) -> np.ndarray:
+def nearest_among(embeddings: np.ndarray, rows: np.ndarray, reference: np.ndarray, k: int, *,
+                  themselves: bool = False, chunk: int = 512) -> np.ndarray:
+    """Positions in ``reference`` of the ``k`` papers most similar to each of ``rows`` (unit vectors,
+    by cosine; in no particular order), a block of rows at a time. With ``themselves``,
+    ``reference`` starts with ``rows`` and a paper is not its own neighbour."""
+    out = np.empty((len(rows), k), dtype=np.int64)
+    others = embeddings[reference].T
+    for start in range(0, len(rows), chunk):
+        block = rows[start:start + chunk]
+        sims = embeddings[block] @ others
+        if themselves:
+            sims[np.arange(len(block)), start + np.arange(len(block))] = -np.inf
+        out[start:start + len(block)] = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    return out
+
+
+def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: Rules) -> np.ndarray:
     """For papers ``rows`` (unplaced): whether most of their nearest neighbours among ``placed`` and
     ``rows`` papers are unplaced too (see the module docstring)."""
     if len(rows) < 2:
@@ -174,19 +190,12 @@ def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: R
     share = (len(rows) - 1) / (len(reference) - 1)
     tail = binom.sf(np.arange(k + 1) - 1, k, share)  # P(at least c unplaced neighbours), c = 0..k
     bound = int(np.argmax(tail <= rules.novel_alpha)) if (tail <= rules.novel_alpha).any() else k + 1
-    out = np.zeros(len(rows), bool)
-    others = embeddings[reference].T
-    for start in range(0, len(rows), chunk):
-        block = rows[start:start + chunk]
-        sims = embeddings[block] @ others
-        sims[np.arange(len(block)), start + np.arange(len(block))] = -np.inf  # not itself
-        top = np.argpartition(-sims, k, axis=1)[:, :k]
-        out[start:start + len(block)] = (top < len(rows)).sum(axis=1) >= bound
-    return out
+    top = nearest_among(embeddings, rows, reference, k, themselves=True)
+    return (top < len(rows)).sum(axis=1) >= bound
 
 
 def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndarray, topics: np.ndarray,
-                young: set[int], rules: Rules, chunk: int = 512) -> np.ndarray:
+                young: set[int], rules: Rules) -> np.ndarray:
     """For papers ``rows`` (those no theme explains): whether they join their nearest theme anyway,
     because it is **young** (born in a weekly update within the window) and at least half of their
     ``k_novel`` most similar placed papers (``topics`` >= 0) are its members.
@@ -200,13 +209,9 @@ def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndar
     if not len(candidates) or not len(placed):
         return out
     k = min(rules.k_novel, len(placed))
-    others = embeddings[placed].T
-    for start in range(0, len(candidates), chunk):
-        block = candidates[start:start + chunk]
-        sims = embeddings[rows[block]] @ others
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        votes = (topics[placed[top]] == nearest_theme[block, None]).sum(axis=1)
-        out[block] = 2 * votes >= k
+    top = nearest_among(embeddings, rows[candidates], placed, k)
+    votes = (topics[placed[top]] == nearest_theme[candidates, None]).sum(axis=1)
+    out[candidates] = 2 * votes >= k
     return out
 
 

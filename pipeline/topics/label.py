@@ -99,16 +99,19 @@ def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
                     break
         for acronym, phrase in defined:
             found.setdefault(acronym, Counter())[phrase] += 1
+    def meaning_of(phrase: str) -> str:  # the words, hyphens aside: "mixture-of-experts" = "mixture of experts"
+        return " ".join(singular(t) for t in re.split(r"[\s-]+", phrase))
+
     out = {}
     for acronym, written in found.items():
         meanings = Counter()
         for phrase, n in written.items():
-            meanings[" ".join(singular(t) for t in re.split(r"[\s-]+", phrase))] += n
+            meanings[meaning_of(phrase)] += n
         meaning, n = meanings.most_common(1)[0]
         if n < MIN_DEFINITIONS or n < 0.75 * sum(meanings.values()):
             continue
         forms = {frozenset(singular(t) for t in TOKEN_RE.findall(phrase)) for phrase in written
-                 if " ".join(singular(t) for t in re.split(r"[\s-]+", phrase)) == meaning}
+                 if meaning_of(phrase) == meaning}
         out[acronym] = sorted(forms, key=sorted)
     return out
 
@@ -349,8 +352,7 @@ def name_groups(
             key = frozenset().union(*(c.words for c in words)) if words else frozenset({label})
             taken.add(same(key))
             fits = support(key, [doc_index.sets[i] for i in members[t]]) if words else 0.0
-            out[t] = Named(capitalised(label), _description(candidates[t], None, sample, expand=doc_index.expand),
-                           fits, None)
+            out[t] = Named(capitalised(label), _description(candidates[t], None, sample, expand=same), fits, None)
             continue
         chosen = ranked[0]
         grown = corpus.remembered(("extend", group[t], chosen.phrase), lambda: extend(chosen.phrase, sample, stop))
@@ -362,8 +364,7 @@ def name_groups(
         faithful = None if not verdict else verdict.get(chosen.phrase) == t
         written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
         description = corpus.remembered(("description", group[t], chosen.phrase, written),
-                                        lambda: _description(candidates[t], chosen, sample, written, doc_index.expand,
-                                                             grown_words))
+                                        lambda: _description(candidates[t], chosen, sample, written, same, grown_words))
         out[t] = Named(capitalised(written), description, support(grown_words, group_docs), faithful)
     return out
 
