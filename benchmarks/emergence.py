@@ -18,11 +18,15 @@ stream and made mostly (>= 50 %) of that set, and whether such a theme's label n
 --field-words / --method-words); spurious births (born themes mostly of unplanted papers); papers
 placed earlier that moved; the unassigned share (the pool included); and the update's seconds.
 
-    python benchmarks/emergence.py [--period h2] [--field-by-subject] [--set emerge_quantile=0.1 ...]
+    python benchmarks/emergence.py [--period h2] [--field-by-subject] [--method-by-abstract]
+                                   [--set emerge_quantile=0.1 ...]
 
 ``--field-by-subject`` plants, besides the audio-listed papers, every paper whose title names the
 subject (one of the field words) and is not primarily cs.CV: speech papers listed only in cs.CL are
-then absent from the fit too, as a field that did not exist would be.
+then absent from the fit too, as a field that did not exist would be. ``--method-by-abstract`` plants
+as the sub-area every paper whose title *or abstract* names the method: with titles alone, the
+fitting weeks keep the papers that name it only in their abstracts, and those already form a theme
+of the method (the sub-area is then not absent from the fit).
 
 Periods (tune on one, report on the other): ``h1`` fits 2025-W13..W18 and streams W19..W24, ``h2`` fits
 W29..W34 and streams W35..W40; both plant audio and "Gaussian Splatting". Results: benchmarks/results/emergence-<period>.json and .md.
@@ -69,6 +73,9 @@ def main() -> None:
                     help="the field also takes every paper (not primarily cs.CV) whose title names "
                          "the subject (one of the period's field words), so that it is absent from the fit by "
                          "subject, not only by category listing; results get a -subject suffix")
+    ap.add_argument("--method-by-abstract", action="store_true",
+                    help="the sub-area takes every paper whose title or abstract names the method; "
+                         "results get an -abstract suffix")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.verbose:
@@ -99,7 +106,10 @@ def main() -> None:
         pattern = r"\b(?:" + "|".join(spec["field_words"].split(",")) + r")s?\b"
         named = corpus[Papers.title].str.contains(pattern, case=False, regex=True)
         field |= (named & (corpus[Papers.primary_category] != "cs.CV")).to_numpy()
-    method = corpus[Papers.title].str.contains(spec["method"], case=False, regex=True).to_numpy() & ~field
+    method = corpus[Papers.title].str.contains(spec["method"], case=False, regex=True).to_numpy()
+    if args.method_by_abstract:
+        method |= corpus[Papers.abstract].str.contains(spec["method"], case=False, regex=True).to_numpy()
+    method &= ~field
     planted = field | method
     kept = planted | (np.random.default_rng(0).random(len(corpus)) < args.sample)
     sets = {"field": set(corpus.loc[field, Papers.paper_id]), "method": set(corpus.loc[method, Papers.paper_id])}
@@ -130,7 +140,8 @@ def main() -> None:
     fitted = read_table(cfg.paths.topic_info, TopicInfo)
     report = {"period": args.period, "fit_weeks": [fit_weeks[0], fit_weeks[-1]], "stream": stream,
               "field": spec["field"] + (" or naming the subject" if args.field_by_subject else ""),
-              "method": spec["method"], "overrides": overrides,
+              "method": spec["method"] + (" in title or abstract" if args.method_by_abstract else ""),
+              "overrides": overrides,
               "fit": {"papers": int(len(before)), "themes": int(len(fitted)), "seconds": round(fit_s, 1)},
               "weeks": []}
     moved_total = 0
@@ -190,7 +201,8 @@ def main() -> None:
     report["born"] = {int(b["topic"]): b["week"] for w in report["weeks"] for b in w["births"]}
     report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
     RESULTS.mkdir(parents=True, exist_ok=True)
-    name = f"emergence-{args.period}{'-subject' if args.field_by_subject else ''}"
+    name = (f"emergence-{args.period}{'-subject' if args.field_by_subject else ''}"
+            f"{'-abstract' if args.method_by_abstract else ''}")
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=1, default=str))
     (RESULTS / f"{name}.md").write_text(markdown(report))
     print(markdown(report))

