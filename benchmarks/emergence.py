@@ -22,7 +22,8 @@ placed earlier that moved; the unassigned share (the pool included); and the upd
                                    [--set emerge_quantile=0.1 ...]
 
 ``--field-by-subject`` plants, besides the audio-listed papers, every paper whose title names the
-subject (one of the field words) and is not primarily cs.CV: speech papers listed only in cs.CL are
+subject (one of the field words; not "hate speech", "speech acts" and the like) and is not primarily
+cs.CV: speech papers listed only in cs.CL are
 then absent from the fit too, as a field that did not exist would be. ``--method-by-abstract`` plants
 as the sub-area every paper whose title *or abstract* names the method: with titles alone, the
 fitting weeks keep the papers that name it only in their abstracts, and those already form a theme
@@ -51,6 +52,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from topics import prepare  # noqa: E402
 
+# titles that say "speech" or "sound" about text or reasoning, not audio: not the field
+NOT_AUDIO = (r"(?:hate|toxic|offensive|hateful|free|counter|political|figures? of|parts?[- ]of)[- ]speech|"
+             r"speech acts?\b|sound(?:ness| reasoning| proofs?)")
 AUDIO = "eess.AS,cs.SD"  # audio and speech: otherwise rare in a corpus of cs.CV, cs.CL, cs.AI and cs.LG
 PERIODS = {
     "h1": {"fit_weeks": ("2025-W13", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
@@ -105,11 +109,12 @@ def main() -> None:
     if args.field_by_subject:
         pattern = r"\b(?:" + "|".join(spec["field_words"].split(",")) + r")s?\b"
         named = corpus[Papers.title].str.contains(pattern, case=False, regex=True)
+        named &= ~corpus[Papers.title].str.contains(NOT_AUDIO, case=False, regex=True)
         field |= (named & (corpus[Papers.primary_category] != "cs.CV")).to_numpy()
     method = corpus[Papers.title].str.contains(spec["method"], case=False, regex=True).to_numpy()
     if args.method_by_abstract:
-        method |= corpus[Papers.abstract].str.contains(spec["method"], case=False, regex=True).to_numpy()
-    method &= ~field
+        method = method | corpus[Papers.abstract].str.contains(spec["method"], case=False, regex=True).to_numpy()
+    method = method & ~field
     planted = field | method
     kept = planted | (np.random.default_rng(0).random(len(corpus)) < args.sample)
     sets = {"field": set(corpus.loc[field, Papers.paper_id]), "method": set(corpus.loc[method, Papers.paper_id])}

@@ -170,6 +170,11 @@ class TopicsConfig:
     # 10 nearest placed papers are that theme's (topics/emerge.py, joins_young)
     emerge_join_young: bool = True
     emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
+    # a pool group becomes a theme only when its papers' 10 nearest papers arrived within the window
+    # far more often than chance: for most of its papers, this share of the way from the store's share
+    # of recent papers to all of them (papers placed before all around it: a subject the themes already
+    # held); 0: off
+    emerge_recent: float = 0.5
 
     def __post_init__(self) -> None:
         if self.clustering not in CLUSTERINGS:
@@ -184,6 +189,8 @@ class TopicsConfig:
             raise ConfigError(f"topics.graph_layouts = {self.graph_layouts}: must be at least 1")
         if self.graph_neighbors < 2:
             raise ConfigError(f"topics.graph_neighbors = {self.graph_neighbors}: must be at least 2")
+        if not 0.0 <= self.emerge_recent <= 1.0:
+            raise ConfigError(f"topics.emerge_recent = {self.emerge_recent}: must be between 0 and 1")
 
 
 @dataclass(frozen=True)

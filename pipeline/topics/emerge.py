@@ -29,9 +29,15 @@ group becomes a **new theme** when it is
   1.0: the closest pair); and when it lies as close to a theme as neighbouring themes lie to each
   other (the median of those cosines), it is tighter than that theme (its mean pairwise cosine
   above the theme's): a looser group beside a theme is that theme's edge, not a sub-area pulling
-  away from it.
+  away from it;
+- recent: its papers' ``k_novel`` nearest papers arrived within the window (waiting in the pool, or
+  placed there by a weekly update since the last fit) far more often than chance: for most of its papers, that share lies at least
+  ``recent_share`` (default half) of the way from the store's share of recent papers to all of
+  them. A group with papers placed before the window all around it is a subject the themes already
+  held (absorbed into a broader theme); born, it would be a second theme of the same papers. Its papers wait and then join their nearest theme like other pool papers;
+  a refit can cut the broader theme.
 
-A group that passes the density and distance tests but is still too small is **forming**. A new
+A group that passes the density, distance and recency tests but is still too small is **forming**. A new
 theme takes the next free id, is named like any theme (``label.py``, against its neighbours), joins
 the area of its nearest theme, and its ``first_week`` is the week it was born. When most of its
 papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
@@ -66,6 +72,7 @@ class Rules:
     max_members: int = 400  # members per theme sampled for calibration
     k_novel: int = 10  # neighbours looked at for novelty
     novel_alpha: float = 0.05  # tail probability below which a paper's unplaced neighbours are not chance
+    recent_share: float = 0.5  # how far from chance towards "all recent" a group's papers' neighbours must be (median)
 
 
 @dataclass(frozen=True)
@@ -227,16 +234,21 @@ class Group:
     far: bool
     parent: int | None = None  # a theme it grew out of (see the module docstring)
     centroid: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    recent: bool = True  # its papers' nearest papers arrived within the window far more than chance gives
+    recency: float = 1.0  # median over its papers: their recent neighbours' share, from chance (0) to all (1)
 
     @property
     def born(self) -> bool:
-        return self.dense and self.far
+        return self.dense and self.far and self.recent
 
 
 def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centroids: np.ndarray, rules: Rules,
-              nearest_of_pool: np.ndarray) -> list[Group]:
+              nearest_of_pool: np.ndarray, placed: np.ndarray | None = None,
+              recent: np.ndarray | None = None) -> list[Group]:
     """Dense groups among the ``pool`` papers (rows), with the tests of the module docstring; groups
-    down to half of ``min_size`` are returned so that forming ones can be shown."""
+    down to half of ``min_size`` are returned so that forming ones can be shown. For the recency
+    test, ``placed``: the rows of papers placed before the window, and ``recent``: those placed
+    within it, which count with the pool (none given: every group passes the test)."""
     smallest = max(3, rules.min_size // 2)
     if len(pool) < smallest:
         return []
@@ -253,6 +265,14 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
     far_bound = float(np.quantile(nearest_known, rules.far_quantile)) if len(nearest_known) else 1.0
     split_bound = float(np.median(nearest_known)) if len(nearest_known) else 1.0
     log.debug("emerge: bounds dense %.3f, far %.3f, split %.3f", dense_bound, far_bound, split_bound)
+    recency = np.ones(len(pool))
+    if placed is not None and len(placed):
+        young = np.concatenate([pool, recent if recent is not None else np.zeros(0, dtype=np.int64)])
+        k = min(rules.k_novel, len(young) + len(placed) - 1)
+        top = nearest_among(embeddings, pool, np.concatenate([young, placed]), k, themselves=True)
+        chance = (len(young) - 1) / (len(young) + len(placed) - 1)  # the share of recent papers in the store
+        # how far each paper's neighbours are from chance (0) towards all recent (1)
+        recency = np.clip(((top < len(young)).mean(axis=1) - chance) / max(1 - chance, 1e-9), 0.0, 1.0)
     out = []
     for g in sorted(set(labels.tolist()) - {-1}):
         rows = pool[labels == g]
@@ -268,7 +288,9 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
         else:
             nearest, closeness, edge = -1, -1.0, False
         group = Group(rows, cohesion, nearest, closeness, dense=cohesion >= dense_bound,
-                      far=closeness <= far_bound and not edge, centroid=centroid)
+                      far=closeness <= far_bound and not edge, centroid=centroid,
+                      recency=float(np.median(recency[labels == g])))
+        group.recent = group.recency >= rules.recent_share
         votes = nearest_of_pool[labels == g]
         if nearest >= 0 and closeness >= split_bound and (votes == nearest).mean() > 0.5:
             group.parent = nearest

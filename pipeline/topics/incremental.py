@@ -47,7 +47,17 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
     unexplained = float(pooled.mean()) if len(pooled) else 0.0
     if pooled.any():  # the pool counts against the cap on unassigned papers
-        topics = reassign_outliers(topics, best, near, 2.0, cfg.max_outlier_share, candidates=pooled)
+        # papers of a forming group (dense and far enough, not yet big enough) are placed last: the
+        # cap takes the scattered pool papers first, so a theme that is forming keeps its papers
+        forming_rows = np.zeros(len(topics), dtype=bool)
+        for f in forming:
+            forming_rows[f["rows"]] = True
+        waiting = int((topics == -1).sum())
+        for group in (pooled & ~forming_rows, pooled & forming_rows):
+            topics = reassign_outliers(topics, best, near, 2.0, cfg.max_outlier_share, candidates=group)
+        if waiting > (topics == -1).sum():
+            log.info("topics: the cap on unassigned papers placed %d pool papers (%d of them forming)",
+                     waiting - int((topics == -1).sum()), int((forming_rows & (topics >= 0)).sum()))
     forming = [{**f, "rows": f["rows"][topics[f["rows"]] == -1]} for f in forming]  # the cap may have placed some
     forming = [f for f in forming if len(f["rows"])]
     similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
@@ -68,7 +78,7 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     from pipeline.topics import emerge
 
     rules = emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size, quantile=cfg.emerge_quantile,
-                         dense_quantile=cfg.emerge_density)
+                         dense_quantile=cfg.emerge_density, recent_share=cfg.emerge_recent)
     topics = topics.copy()
     week_of = np.array([w if isinstance(w, str) else "" for w in weeks])
     newest = max(w for w in week_of.tolist() if w) if week_of.any() else None
@@ -88,12 +98,18 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     topics[test[ok]] = near[ok]
     pool = test[~ok]
     topics[pool] = -2
-    groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok])
+    # recent for the recency test: placed within the window by a weekly update (after the last fit);
+    # the fit's own papers are what the themes already held, whatever their week
+    arrived = recent & (week_of > state.fitted_week) if state.fitted_week else np.zeros(len(topics), dtype=bool)
+    groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok],
+                              placed=np.flatnonzero((topics >= 0) & ~arrived),
+                              recent=np.flatnonzero((topics >= 0) & arrived))
     log.info("topics: no theme explains %d of the %d new or waiting papers; the pool (since %s) holds groups of %s",
              len(pool), len(test), start, ", ".join(str(len(g.rows)) for g in groups) or "none")
     for g in groups:
-        log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s",
-                  len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far)
+        log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s, "
+                  "recent %s (%.2f)", len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far, g.recent,
+                  g.recency)
     lineage, forming = [], []
     born = [g for g in groups if g.born and len(g.rows) >= rules.min_size]
     for g in sorted(born, key=lambda g: (-len(g.rows), int(g.rows.min()))):

@@ -41,7 +41,7 @@ def store():
                   labels={t: SUBJECTS[t].capitalize() for t in ids}, embedder="test", next_id=3,
                   fitted_at="2025-01-27T00:00:00+00:00", area_of={0: 0, 1: 0, 2: 0}, area_labels={0: "All"},
                   tree=[{"node": "area:0", "parent": None, "level": "area", "topic": None, "area": 0, "size": 180,
-                         "distance": 0.0, "label": "All"}], next_area=1)
+                         "distance": 0.0, "label": "All"}], next_area=1, fitted_week="2025-W04")
     return {"rng": rng, "centres": centres, "embeddings": embeddings, "topics": np.array(topics),
             "texts": texts, "weeks": weeks, "state": state}
 
@@ -197,3 +197,55 @@ def test_a_group_beside_a_theme_is_born_only_when_tighter_than_it(theme_cohesion
     rules = emerge.Rules(dense_quantile=0.0)
     [group] = emerge.groups_of(embeddings, pool, cal, centres.astype(np.float32), rules, np.zeros(12, int))
     assert group.dense and group.born is born
+
+
+@pytest.mark.parametrize("old_papers_there, born", [(True, False), (False, True)])
+def test_a_group_among_placed_papers_is_a_subject_the_themes_hold_not_a_new_one(old_papers_there, born):
+    """A dense group far from every centroid is born only when its papers' nearest papers arrived
+    recently far more often than chance: when placed papers of the same subject lie all around it
+    (a subject the fit put inside a broader theme), it is not born again."""
+    rng = np.random.default_rng(7)
+    centres = unit(rng.standard_normal((3, DIM)))
+    members = [around(rng, centres[0], 40), around(rng, centres[1], 40)]
+    # placed papers of theme 0 on the group's subject (centre 2), or elsewhere in theme 0
+    members.append(around(rng, centres[2] if old_papers_there else centres[0], 30, spread=0.25))
+    pool_vectors = around(rng, centres[2], 12, spread=0.25)
+    embeddings = np.vstack([*members, pool_vectors]).astype(np.float32)
+    topics = np.array([0] * 40 + [1] * 40 + [0] * 30 + [-2] * 12)
+    ids = np.array([0, 1])
+    theme_centroids = unit(np.stack([embeddings[topics == t].mean(0) for t in ids])).astype(np.float32)
+    pool = np.arange(110, 122)
+    closeness = float((unit(pool_vectors.mean(0)) @ theme_centroids.T).max())
+    # far enough by the distance test (the closest themes lie closer to each other than the group to either)
+    cal = emerge.Calibration(ids=ids, centroid=np.zeros(2), neighbourhood=np.zeros(2),
+                             members={0: np.flatnonzero(topics == 0), 1: np.arange(40, 80)},
+                             cohesion=np.array([0.05, 0.05]), nearest_theme=np.full(2, closeness + 0.05))
+    rules = emerge.Rules(dense_quantile=0.0, far_quantile=1.0)
+    [group] = [g for g in emerge.groups_of(embeddings, pool, cal, theme_centroids, rules, np.zeros(12, int),
+                                           placed=np.arange(110)) if len(g.rows) >= 10]
+    assert group.dense and group.far
+    assert group.recent is born and group.born is born
+    assert group.recency < 0.5 if old_papers_there else group.recency >= 0.5
+    # without the placed papers to compare with, the test is not made
+    [alone] = [g for g in emerge.groups_of(embeddings, pool, cal, theme_centroids, rules, np.zeros(12, int))
+               if len(g.rows) >= 10]
+    assert alone.born
+
+
+def test_the_cap_on_unassigned_papers_places_scattered_pool_papers_before_a_forming_group(store):
+    """When the pool must shrink to respect ``max_outlier_share``, the scattered papers go first; a
+    forming group keeps its papers waiting."""
+    rng = store["rng"]
+    # a tight group leaning towards theme 0 (nearer its centroid than the scattered papers are to any)
+    group = around(rng, unit(store["centres"][3] + 0.22 * store["state"].centroids[0]), 8, spread=0.15)
+    noise = unit(rng.standard_normal((9, DIM)))
+    total = 180 + 8 + 9
+    cfg = dataclasses.replace(TopicsConfig(), emerge_min_size=12, max_outlier_share=8.5 / total)
+    texts = [f"Quantum annealing, paper {i}." for i in range(8)] + [f"Paper {i} on another subject." for i in range(9)]
+    result, *_ = arrive(store, np.vstack([group, noise]), texts, "2025-W05", cfg)
+    assert result.lineage == []
+    [forming] = result.forming
+    assert set(forming["rows"].tolist()) == set(range(180, 188))
+    assert (result.topics[180:188] == -1).all()  # the forming group waits
+    assert (result.topics[188:] >= 0).all()  # the scattered papers were placed to respect the cap
+    assert (result.topics == -1).sum() <= np.floor(cfg.max_outlier_share * total)
