@@ -30,7 +30,8 @@ fitting weeks keep the papers that name it only in their abstracts, and those al
 of the method (the sub-area is then not absent from the fit).
 
 Periods (tune on one, report on the other): ``h1`` fits 2025-W13..W18 and streams W19..W24, ``h2`` fits
-W29..W34 and streams W35..W40; both plant audio and "Gaussian Splatting". Results: benchmarks/results/emergence-<period>.json and .md.
+W29..W34 and streams W35..W40; both plant audio and "Gaussian Splatting". Results:
+benchmarks/results/emergence-<period>[-subject][-abstract][-<key>=<value>...].json and .md.
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ def main() -> None:
     report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = (f"emergence-{args.period}{'-subject' if args.field_by_subject else ''}"
-            f"{'-abstract' if args.method_by_abstract else ''}")
+            f"{'-abstract' if args.method_by_abstract else ''}"
+            + "".join(f"-{k}={v}" for k, v in sorted(overrides.items())))
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=1, default=str))
     (RESULTS / f"{name}.md").write_text(markdown(report))
     print(markdown(report))

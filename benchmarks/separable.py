@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 # (name, subject both sides share, side A, side B, a pattern side B must not match)
 PAIRS = [
     ("MoE training / MoE serving", r"\bMoE|mixture[- ]of[- ]experts|\bexperts?\b",
-     r"train", r"infer|serv|deploy|decod", r"train"),
+     r"\btrain", r"\binfer|\bserv|\bdeploy|\bdecod", r"\btrain"),
     ("blockchain / BFT consensus", r"",
      r"blockchain|smart contract|ledger", r"byzantine|\bBFT\b|consensus", r"blockchain|smart contract|ledger"),
 ]

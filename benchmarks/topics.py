@@ -291,7 +291,8 @@ def main() -> None:
     parser.add_argument("--phases", default="quality,small,tokens,incremental,scale")
     parser.add_argument("--sample", type=int, default=4000)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--runs", type=int, default=6, help="spread: BERTopic fits and our seeds")
+    parser.add_argument("--runs", type=int, default=6,
+                        help="spread: BERTopic fits, and our seeds (rounded up to an even number)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt-bench-topics",
                         help="scratch folder (kept between invocations so the corpus is cleaned once)")
     opts = parser.parse_args()

@@ -33,8 +33,8 @@ group becomes a **new theme** when it is
 - recent: its papers' ``k_novel`` nearest papers arrived within the window (waiting in the pool, or
   placed there by a weekly update since the last fit) far more often than chance: for most of its papers, that share lies at least
   ``recent_share`` (default half) of the way from the store's share of recent papers to all of
-  them. A group with papers placed before the window all around it is a subject the themes already
-  held (absorbed into a broader theme); born, it would be a second theme of the same papers. Its papers wait and then join their nearest theme like other pool papers;
+  them. A group with the fit's papers all around it is a subject the themes already held (absorbed
+  into a broader theme); born, it would be a second theme of the same papers. Its papers wait and then join their nearest theme like other pool papers;
   a refit can cut the broader theme.
 
 A group that passes the density, distance and recency tests but is still too small is **forming**. A new
@@ -247,8 +247,9 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
               recent: np.ndarray | None = None) -> list[Group]:
     """Dense groups among the ``pool`` papers (rows), with the tests of the module docstring; groups
     down to half of ``min_size`` are returned so that forming ones can be shown. For the recency
-    test, ``placed``: the rows of papers placed before the window, and ``recent``: those placed
-    within it, which count with the pool (none given: every group passes the test)."""
+    test, ``recent``: the rows of papers placed within the window by weekly updates, which count
+    with the pool, and ``placed``: the other placed papers (the fit's, whatever their week); with
+    no ``placed`` given, or ``rules.recent_share`` 0, every group passes the test."""
     smallest = max(3, rules.min_size // 2)
     if len(pool) < smallest:
         return []
@@ -266,7 +267,7 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
     split_bound = float(np.median(nearest_known)) if len(nearest_known) else 1.0
     log.debug("emerge: bounds dense %.3f, far %.3f, split %.3f", dense_bound, far_bound, split_bound)
     recency = np.ones(len(pool))
-    if placed is not None and len(placed):
+    if placed is not None and len(placed) and rules.recent_share > 0:
         young = np.concatenate([pool, recent if recent is not None else np.zeros(0, dtype=np.int64)])
         k = min(rules.k_novel, len(young) + len(placed) - 1)
         top = nearest_among(embeddings, pool, np.concatenate([young, placed]), k, themselves=True)

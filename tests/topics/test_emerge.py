@@ -199,11 +199,14 @@ def test_a_group_beside_a_theme_is_born_only_when_tighter_than_it(theme_cohesion
     assert group.dense and group.born is born
 
 
-@pytest.mark.parametrize("old_papers_there, born", [(True, False), (False, True)])
-def test_a_group_among_placed_papers_is_a_subject_the_themes_hold_not_a_new_one(old_papers_there, born):
+@pytest.mark.parametrize("old_papers_there, placed_by_updates, born",
+                         [(True, False, False), (False, False, True), (True, True, True)])
+def test_a_group_among_placed_papers_is_a_subject_the_themes_hold_not_a_new_one(old_papers_there, placed_by_updates,
+                                                                                 born):
     """A dense group far from every centroid is born only when its papers' nearest papers arrived
     recently far more often than chance: when placed papers of the same subject lie all around it
-    (a subject the fit put inside a broader theme), it is not born again."""
+    (a subject the fit put inside a broader theme), it is not born again; papers of its subject that
+    weekly updates placed within the window count as recent, like the pool."""
     rng = np.random.default_rng(7)
     centres = unit(rng.standard_normal((3, DIM)))
     members = [around(rng, centres[0], 40), around(rng, centres[1], 40)]
@@ -221,11 +224,13 @@ def test_a_group_among_placed_papers_is_a_subject_the_themes_hold_not_a_new_one(
                              members={0: np.flatnonzero(topics == 0), 1: np.arange(40, 80)},
                              cohesion=np.array([0.05, 0.05]), nearest_theme=np.full(2, closeness + 0.05))
     rules = emerge.Rules(dense_quantile=0.0, far_quantile=1.0)
+    on_subject = np.arange(80, 110)
+    placed, recent = (np.arange(80), on_subject) if placed_by_updates else (np.arange(110), None)
     [group] = [g for g in emerge.groups_of(embeddings, pool, cal, theme_centroids, rules, np.zeros(12, int),
-                                           placed=np.arange(110)) if len(g.rows) >= 10]
+                                           placed=placed, recent=recent) if len(g.rows) >= 10]
     assert group.dense and group.far
     assert group.recent is born and group.born is born
-    assert group.recency < 0.5 if old_papers_there else group.recency >= 0.5
+    assert group.recency < 0.5 if not born else group.recency >= 0.5
     # without the placed papers to compare with, the test is not made
     [alone] = [g for g in emerge.groups_of(embeddings, pool, cal, theme_centroids, rules, np.zeros(12, int))
                if len(g.rows) >= 10]
@@ -249,3 +254,39 @@ def test_the_cap_on_unassigned_papers_places_scattered_pool_papers_before_a_form
     assert (result.topics[180:188] == -1).all()  # the forming group waits
     assert (result.topics[188:] >= 0).all()  # the scattered papers were placed to respect the cap
     assert (result.topics == -1).sum() <= np.floor(cfg.max_outlier_share * total)
+
+
+@pytest.mark.parametrize("fitted_week, born", [("2025-W04", True), ("2025-W05", False)])
+def test_papers_placed_by_updates_since_the_fit_count_as_recent(store, fitted_week, born):
+    """Papers of a new subject that an old theme took in week 5 surround the group that forms in week
+    6. When week 5 came after the fit they are recent (placed by an update), and the group is born;
+    when the fit saw week 5, they are papers the themes already held, and it is not."""
+    rng = store["rng"]
+    early = around(rng, store["centres"][3], 30, spread=0.25).astype(np.float32)
+    store["embeddings"] = np.vstack([store["embeddings"], early])
+    store["topics"] = np.concatenate([store["topics"], np.zeros(30, int)])  # an old theme took them
+    store["texts"] = store["texts"] + [f"Quantum annealing, early paper {i}." for i in range(30)]
+    store["weeks"] = store["weeks"] + ["2025-W05"] * 30
+    store["state"].fitted_week = fitted_week
+    group = around(rng, store["centres"][3], 12, spread=0.25)
+    cfg = dataclasses.replace(TopicsConfig(), max_outlier_share=0.2)
+    result, *_ = arrive(store, group, [f"Quantum annealing schedules, paper {i}." for i in range(12)], "2025-W06",
+                        cfg)
+    assert bool(result.lineage) is born
+    assert result.topics[:210].tolist() == store["topics"].tolist()  # placed papers never move
+
+
+def test_recency_is_measured_against_the_stores_share_of_recent_papers():
+    """Pool papers mixed evenly among recent and older papers of their subject have recent neighbours
+    as often as chance gives: recency about 0, whatever the raw share (here about 0.65)."""
+    rng = np.random.default_rng(11)
+    centre = unit(rng.standard_normal(DIM))
+    pool_vectors, recent_vectors, placed_vectors = (around(rng, centre, n, spread=0.3) for n in (12, 60, 40))
+    embeddings = np.vstack([placed_vectors, recent_vectors, pool_vectors]).astype(np.float32)
+    placed, recent, pool = np.arange(40), np.arange(40, 100), np.arange(100, 112)
+    cal = emerge.Calibration(ids=np.array([0]), centroid=np.zeros(1), neighbourhood=np.zeros(1),
+                             members={0: placed}, cohesion=np.array([0.05]), nearest_theme=np.array([np.nan]))
+    rules = emerge.Rules(dense_quantile=0.0)
+    [group] = emerge.groups_of(embeddings, pool, cal, centre[None].astype(np.float32), rules, np.zeros(12, int),
+                               placed=placed, recent=recent)
+    assert group.recency < 0.25 and not group.recent
