@@ -133,6 +133,7 @@ class WordIndex:
         self._classes: list[tuple[list[frozenset[str]], frozenset[str]]] = []  # (ways of writing it, all its words)
         self._class_of: dict[str, list[int]] = {}  # word -> the classes a way of writing uses it in
         self.postings: dict[str, set[int]] = {}
+        self._literal: dict[str, set[int]] = {}
         for i, words in enumerate(self.sets):
             for w in words:
                 self.postings.setdefault(w, set()).add(i)
@@ -151,6 +152,8 @@ class WordIndex:
             key = singular(acronym.lower())
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
             found.append((key, forms, rows.union(*(self.having(form) for form in forms))))
+        # which texts write each word of an acronym's class as such (``literal_share``)
+        self._literal = {w: set(self.postings.get(w, ())) for key, forms, _ in found for w in {key}.union(*forms)}
         for key, forms, rows in found:
             words = frozenset({key}).union(*forms)
             self._classes.append(([frozenset({key}), *forms], words))
@@ -180,6 +183,15 @@ class WordIndex:
     def share(self, words: frozenset[str], rows: set[int]) -> float:
         """Share of the texts ``rows`` that contain every one of ``words`` (0 for no rows or words)."""
         return len(self.having(words) & rows) / len(rows) if rows and words else 0.0
+
+    def literal_share(self, words: frozenset[str], rows: set[int]) -> float:
+        """``share`` with an acronym and its words apart (a text that writes "MoE" does not contain
+        "mixture-of-experts" here): what ``WordIndex(texts, aliases=False).share`` gives, without
+        reading the texts again."""
+        if not rows or not words:
+            return 0.0
+        lists = sorted((self._literal.get(w, self.postings.get(w, set())) for w in words), key=len)
+        return len(set.intersection(*lists) & rows) / len(rows)
 
 
 def phrases(text: str, stop: frozenset[str], n_max: int = 3) -> set[str]:

@@ -120,12 +120,12 @@ def label_measures(
 
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)
-    index, strict_index = WordIndex(texts), WordIndex(texts, aliases=False)
+    index = WordIndex(texts)
     per_theme, strict = {}, {}
     for t in ids:
         rows = set(np.flatnonzero(topics == t).tolist())
         per_theme[t] = index.share(content_words(labels[t], stop), rows)
-        strict[t] = strict_index.share(content_words(labels[t], stop), rows)
+        strict[t] = index.literal_share(content_words(labels[t], stop), rows)
     keys = [index.expand(content_words(labels[t], stop)) for t in ids]  # an acronym and its words are one
     pairs = {(a, b) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j and keys[i] == keys[j]}
     accuracy = None

@@ -167,6 +167,13 @@ def test_an_acronym_the_papers_define_and_its_words_count_as_one_word():
     assert index.having(frozenset({"radio", "access", "network"})) == {4, 5}  # not the paper that "ran"
     strict = WordIndex(texts, aliases=False)
     assert strict.having(frozenset({"moe"})) == {0, 1, 3}
+    # the aliased index answers the strict question too, without reading the texts again
+    rows = set(range(len(texts)))
+    for words in ({"moe"}, {"mixture-of-expert", "layer"}, {"mixture", "expert"}, {"radio", "access", "network"},
+                  {"ran"}, {"moe", "layer"}):
+        words = frozenset(words)
+        assert index.literal_share(words, rows) == strict.share(words, rows)
+    assert index.literal_share(frozenset({"moe"}), rows) == 3 / 7 < index.share(frozenset({"moe"}), rows)
 
 
 def test_an_acronym_defined_once_or_with_two_meanings_is_not_merged():
