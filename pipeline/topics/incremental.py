@@ -132,9 +132,8 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
         topics[waiting[ok & newborn]] = near[ok & newborn]
     # a young theme (born within the window) is centred and named again from all its papers so far,
     # so the label it got from its first few papers follows what it became
-    newborn = {row["to_topic"] for row in lineage}
-    for t, week in state.born.items():
-        if week >= start and t not in newborn and (topics == t).any():
+    for t in [t for t in state.born if t in young]:  # born before this update, within the window
+        if (topics == t).any():
             members = topics == t
             mean = embeddings[members].mean(axis=0)
             state.centroids[state.ids.tolist().index(t)] = mean / (np.linalg.norm(mean) or 1)
