@@ -17,7 +17,8 @@ Three modes:
 - **fit**, when there is no state: cluster every paper.
 - **update** (the default once a state exists): papers already placed keep their theme; a new
   paper joins the theme that explains it; the others wait in a pool of recent weeks, where dense
-  groups far from every theme are born as new themes (``emerge.py``). Only new papers are embedded,
+  groups far from every theme, among recent papers rather than the fit's, are born as new themes
+  (``emerge.py``). Only new papers are embedded,
   and neither UMAP nor HDBSCAN runs.
 - **refit** (``--refit``, or automatically every ``refit_every_weeks``): cluster everything again,
   then match new themes to old ones (``align.py``) so that a theme that persists keeps its id and
