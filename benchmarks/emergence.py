@@ -19,7 +19,7 @@ stream and made mostly (>= 50 %) of that set, and whether such a theme's label n
 placed earlier that moved; the unassigned share (the pool included); and the update's seconds.
 
     python benchmarks/emergence.py [--period h2] [--field-by-subject] [--method-by-abstract]
-                                   [--set emerge_quantile=0.1 ...]
+                                   [--sample-seed 1] [--set emerge_quantile=0.1 ...]
 
 ``--field-by-subject`` plants, besides the audio-listed papers, every paper whose title names the
 subject (one of the field words; not "hate speech", "speech acts" and the like) and is not primarily
@@ -71,6 +71,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--period", choices=sorted(PERIODS), default="h2")
     ap.add_argument("--sample", type=float, default=0.5, help="share of the unplanted papers kept (seeded)")
+    ap.add_argument("--sample-seed", type=int, default=0,
+                    help="seed of that sample (another seed: other papers, so another fit and stream); "
+                         "results get a -sample<seed> suffix when it is not 0")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a TopicsConfig override")
     ap.add_argument("--verbose", action="store_true", help="log what each update finds in the pool")
     ap.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-emergence"))
@@ -117,7 +120,7 @@ def main() -> None:
         method = method | corpus[Papers.abstract].str.contains(spec["method"], case=False, regex=True).to_numpy()
     method = method & ~field
     planted = field | method
-    kept = planted | (np.random.default_rng(0).random(len(corpus)) < args.sample)
+    kept = planted | (np.random.default_rng(args.sample_seed).random(len(corpus)) < args.sample)
     sets = {"field": set(corpus.loc[field, Papers.paper_id]), "method": set(corpus.loc[method, Papers.paper_id])}
     words = {"field": spec["field_words"].split(","), "method": spec["method_words"].split(",")}
 
@@ -148,6 +151,7 @@ def main() -> None:
               "field": spec["field"] + (" or naming the subject" if args.field_by_subject else ""),
               "method": spec["method"] + (" in title or abstract" if args.method_by_abstract else ""),
               "overrides": overrides,
+              "sample_seed": args.sample_seed,
               "fit": {"papers": int(len(before)), "themes": int(len(fitted)), "seconds": round(fit_s, 1)},
               "weeks": []}
     moved_total = 0
@@ -208,7 +212,7 @@ def main() -> None:
     report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = (f"emergence-{args.period}{'-subject' if args.field_by_subject else ''}"
-            f"{'-abstract' if args.method_by_abstract else ''}"
+            f"{'-abstract' if args.method_by_abstract else ''}{f'-sample{args.sample_seed}' if args.sample_seed else ''}"
             + "".join(f"-{k}={v}" for k, v in sorted(overrides.items())))
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=1, default=str))
     (RESULTS / f"{name}.md").write_text(markdown(report))
