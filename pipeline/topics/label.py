@@ -152,7 +152,7 @@ class WordIndex:
             key = singular(acronym.lower())
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
             found.append((key, forms, rows.union(*(self.having(form) for form in forms))))
-        # which texts write each word of an acronym's class as such (``literal_share``)
+        # which texts write each word of an acronym's class as such (``having(..., literal=True)``)
         self._literal = {w: set(self.postings.get(w, ())) for key, forms, _ in found for w in {key}.union(*forms)}
         for key, forms, rows in found:
             words = frozenset({key}).union(*forms)
@@ -176,22 +176,18 @@ class WordIndex:
                 out |= every
         return frozenset(out)
 
-    def having(self, words: frozenset[str]) -> set[int]:
-        lists = sorted((self.postings.get(w, set()) for w in words), key=len)
+    def having(self, words: frozenset[str], literal: bool = False) -> set[int]:
+        """The texts containing every one of ``words``. ``literal``: with an acronym and its words
+        apart (a text that writes "MoE" does not contain "mixture-of-experts" then), as
+        ``WordIndex(texts, aliases=False)`` would answer, without reading the texts again."""
+        lists = sorted((self._literal[w] if literal and w in self._literal else self.postings.get(w, set())
+                        for w in words), key=len)
         return set.intersection(*lists) if lists else set()
 
-    def share(self, words: frozenset[str], rows: set[int]) -> float:
-        """Share of the texts ``rows`` that contain every one of ``words`` (0 for no rows or words)."""
-        return len(self.having(words) & rows) / len(rows) if rows and words else 0.0
-
-    def literal_share(self, words: frozenset[str], rows: set[int]) -> float:
-        """``share`` with an acronym and its words apart (a text that writes "MoE" does not contain
-        "mixture-of-experts" here): what ``WordIndex(texts, aliases=False).share`` gives, without
-        reading the texts again."""
-        if not rows or not words:
-            return 0.0
-        lists = sorted((self._literal.get(w, self.postings.get(w, set())) for w in words), key=len)
-        return len(set.intersection(*lists) & rows) / len(rows)
+    def share(self, words: frozenset[str], rows: set[int], literal: bool = False) -> float:
+        """Share of the texts ``rows`` that contain every one of ``words`` (0 for no rows or words);
+        ``literal`` as for ``having``."""
+        return len(self.having(words, literal) & rows) / len(rows) if rows and words else 0.0
 
 
 def phrases(text: str, stop: frozenset[str], n_max: int = 3) -> set[str]:

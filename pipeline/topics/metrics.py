@@ -121,12 +121,13 @@ def label_measures(
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)
     index = WordIndex(texts)
+    words = {t: content_words(labels[t], stop) for t in ids}
     per_theme, strict = {}, {}
     for t in ids:
         rows = set(np.flatnonzero(topics == t).tolist())
-        per_theme[t] = index.share(content_words(labels[t], stop), rows)
-        strict[t] = index.literal_share(content_words(labels[t], stop), rows)
-    keys = [index.expand(content_words(labels[t], stop)) for t in ids]  # an acronym and its words are one
+        per_theme[t] = index.share(words[t], rows)
+        strict[t] = index.share(words[t], rows, literal=True)
+    keys = [index.expand(words[t]) for t in ids]  # an acronym and its words are one
     pairs = {(a, b) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j and keys[i] == keys[j]}
     accuracy = None
     if embed is not None and ids:

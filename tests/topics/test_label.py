@@ -172,8 +172,9 @@ def test_an_acronym_the_papers_define_and_its_words_count_as_one_word():
     for words in ({"moe"}, {"mixture-of-expert", "layer"}, {"mixture", "expert"}, {"radio", "access", "network"},
                   {"ran"}, {"moe", "layer"}):
         words = frozenset(words)
-        assert index.literal_share(words, rows) == strict.share(words, rows)
-    assert index.literal_share(frozenset({"moe"}), rows) == 3 / 7 < index.share(frozenset({"moe"}), rows)
+        assert index.share(words, rows, literal=True) == strict.share(words, rows)
+        assert index.having(words, literal=True) == strict.having(words)
+    assert index.share(frozenset({"moe"}), rows, literal=True) == 3 / 7 < index.share(frozenset({"moe"}), rows)
 
 
 def test_an_acronym_defined_once_or_with_two_meanings_is_not_merged():
