@@ -212,7 +212,8 @@ def main() -> None:
     report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = (f"emergence-{args.period}{'-subject' if args.field_by_subject else ''}"
-            f"{'-abstract' if args.method_by_abstract else ''}{f'-sample{args.sample_seed}' if args.sample_seed else ''}"
+            f"{'-abstract' if args.method_by_abstract else ''}"
+            f"{f'-sample{args.sample_seed}' if args.sample_seed else ''}"
             + "".join(f"-{k}={v}" for k, v in sorted(overrides.items())))
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=1, default=str))
     (RESULTS / f"{name}.md").write_text(markdown(report))

@@ -273,12 +273,12 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str |
     (data/processed/doc_topics.parquet, topic_info.parquet, topic_tree.parquet).
 
     The first run fits themes on every paper: a theme above 5 % of them (and 50 papers) is cut again
-    (Leiden, the default: on its own subgraph; HDBSCAN: along its cluster tree), and each is named by a phrase many of its papers contain that, embedded,
-    lies nearest its own theme; themes are grouped into areas. Later runs keep every placed paper's
-    theme and embed only new papers: a new paper joins the theme that explains it (as close to it as
-    that theme's own papers are); the others wait in a pool of recent weeks, where a dense group far
-    from every theme, among recent papers rather than the fit's, is born as a new theme (next free id,
-    lineage row "new" or "split"). --refit,
+    (Leiden, the default: on its own subgraph; HDBSCAN: along its cluster tree), and each is named by
+    a phrase many of its papers contain that, embedded, lies nearest its own theme; themes are grouped
+    into areas. Later runs keep every placed paper's theme and embed only new papers: a new paper
+    joins the theme that explains it (as close to it as that theme's own papers are); the others wait
+    in a pool of recent weeks, where a dense group far from every theme, among recent papers rather
+    than the fit's, is born as a new theme (next free id, lineage row "new" or "split"). --refit,
     and the automatic refit every 13 weeks (refit_every_weeks), cluster everything again and match
     the new themes to the old ones: every theme that holds papers keeps its id and label, and a placed
     paper moves only into a theme that is new or split off its own (refit_keeps_placed = false lets

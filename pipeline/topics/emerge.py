@@ -31,14 +31,15 @@ group becomes a **new theme** when it is
   above the theme's): a looser group beside a theme is that theme's edge, not a sub-area pulling
   away from it;
 - recent: its papers' ``k_novel`` nearest papers arrived within the window (waiting in the pool, or
-  placed there by a weekly update since the last fit) far more often than chance: for most of its papers, that share lies at least
-  ``recent_share`` (default half) of the way from the store's share of recent papers to all of
-  them. A group with the fit's papers all around it is a subject the themes already held (absorbed
-  into a broader theme); born, it would be a second theme of the same papers. Its papers wait and then join their nearest theme like other pool papers;
-  a refit can cut the broader theme.
+  placed there by a weekly update since the last fit) far more often than chance: for most of its
+  papers, that share lies at least ``recent_share`` (default half) of the way from the store's
+  share of recent papers to all of them. A group with the fit's papers all around it is a subject
+  the themes already held (absorbed into a broader theme); born, it would be a second theme of the
+  same papers. Its papers wait and then join their nearest theme like other pool papers; a refit
+  can cut the broader theme.
 
-A group that passes the density, distance and recency tests but is still too small is **forming**. A new
-theme takes the next free id, is named like any theme (``label.py``, against its neighbours), joins
+A group that passes the density, distance and recency tests but is still too small is **forming**.
+A new theme takes the next free id, is named like any theme (``label.py``, against its neighbours), joins
 the area of its nearest theme, and its ``first_week`` is the week it was born. When most of its
 papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
 to each other (the median), the lineage records it as a ``split`` of that theme (a sub-area that
@@ -72,7 +73,7 @@ class Rules:
     max_members: int = 400  # members per theme sampled for calibration
     k_novel: int = 10  # neighbours looked at for novelty
     novel_alpha: float = 0.05  # tail probability below which a paper's unplaced neighbours are not chance
-    recent_share: float = 0.5  # how far from chance towards "all recent" a group's papers' neighbours must be (median)
+    recent_share: float = 0.5  # how far from chance towards all recent a group's papers' neighbours lie (median)
 
 
 @dataclass(frozen=True)

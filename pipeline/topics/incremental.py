@@ -1,7 +1,7 @@
 """The weekly update: papers already placed keep their theme, a new paper joins the theme that
 explains it, and the others wait in a pool of recent weeks where dense groups far from every theme,
-whose papers' neighbours are mostly recent papers, are born as new themes (detection in ``emerge.py``; naming and lineage here). Neither UMAP nor
-HDBSCAN runs."""
+whose papers' neighbours are mostly recent papers, are born as new themes (detection in
+``emerge.py``; naming and lineage here). Neither UMAP nor HDBSCAN runs."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
            titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
     """Papers already placed keep their theme; a new paper joins the nearest theme when that theme
     explains it; papers no theme explains wait in a pool of recent weeks, where dense groups far from
-    every theme, among recent papers rather than the fit's, are born as new themes (``emerge.py``). Without ``weeks`` and ``texts`` (or with
-    ``cfg.emerge`` off) every new paper simply joins its nearest theme, as before detection."""
+    every theme, among recent papers rather than the fit's, are born as new themes (``emerge.py``).
+    Without ``weeks`` and ``texts`` (or with ``cfg.emerge`` off) every new paper simply joins its
+    nearest theme, as before detection."""
     from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
 
     known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
@@ -47,8 +48,8 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
     unexplained = float(pooled.mean()) if len(pooled) else 0.0
     if pooled.any():  # the pool counts against the cap on unassigned papers
-        # papers of a forming group (dense, far and recent enough, not yet big enough) are placed last: the
-        # cap takes the scattered pool papers first, so a theme that is forming keeps its papers
+        # papers of a forming group (dense, far and recent enough, not yet big enough) are placed
+        # last: the cap takes the scattered pool papers first, so a theme that is forming keeps its papers
         forming_rows = np.zeros(len(topics), dtype=bool)
         for f in forming:
             forming_rows[f["rows"]] = True
