@@ -166,8 +166,9 @@ class TopicsConfig:
     emerge_window: int = 4  # weeks such papers wait in the pool
     emerge_min_size: int = 10  # papers a pool group needs to become a theme
     emerge_quantile: float = 0.05  # explained: as close to a theme as this share of its own members
-    # a paper whose nearest theme is young (born within the window) joins it when at least half of its
-    # 10 nearest placed papers are that theme's (topics/emerge.py, joins_young)
+    # a young theme (born within the window) takes a paper it explains whose nearest members are its
+    # (topics/emerge.py, nearer_young), and one whose nearest theme it is when at least half of its 10
+    # nearest placed papers are that theme's (joins_young)
     emerge_join_young: bool = True
     emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
     # a pool group becomes a theme only when its papers' 10 nearest papers arrived within the window

@@ -44,10 +44,11 @@ the area of its nearest theme, and its ``first_week`` is the week it was born. W
 papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
 to each other (the median), the lineage records it as a ``split`` of that theme (a sub-area that
 grew apart); otherwise as ``new``. Papers placed earlier never move and old themes keep their ids;
-pool papers that an existing or newly born theme explains join it in later updates, and so do new
-or waiting papers whose nearest theme is young (born within the window) when most of their nearest
-placed papers are its members (``joins_young``); pool papers older than the window join their
-nearest theme.
+pool papers that an existing or newly born theme explains join it in later updates. A **young**
+theme (born within the window) also takes new or waiting papers that it explains when its members
+lie at least as near them as those of the theme they would otherwise join (``nearer_young``), and
+those whose nearest theme it is when most of their nearest placed papers are its members
+(``joins_young``); pool papers older than the window join their nearest theme.
 """
 
 from __future__ import annotations
@@ -221,6 +222,39 @@ def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndar
     votes = (topics[placed[top]] == nearest_theme[candidates, None]).sum(axis=1)
     out[candidates] = 2 * votes >= k
     return out
+
+
+def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, ok: np.ndarray, cal: Calibration,
+                 centroids: np.ndarray, young: set[int], rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """For papers ``rows`` with their nearest theme ``near`` (by centroid) and whether it explains
+    them (``ok``): the theme each joins and whether one explains it, when **young** themes (born
+    within the window) are weighed too. A young theme that explains a paper (``explained``'s two
+    counts, against that theme alone) takes it when its members lie at least as near the paper as
+    those of the theme it would otherwise join: the mean cosine to the ``k`` most similar members,
+    the neighbourhood count. A young theme's centroid is the mean of its first papers, so a paper on
+    its subject written somewhat like an older theme's papers can lie nearer the older theme's
+    centroid while its nearest papers are the young theme's."""
+    near, ok = near.copy(), ok.copy()
+    if not len(rows) or not young:
+        return near, ok
+    vectors = embeddings[rows]
+    best = np.full(len(rows), -np.inf)  # neighbourhood score of the theme each paper joins so far
+    for t in np.unique(near[ok]).tolist():
+        mine = np.flatnonzero(ok & (near == t))
+        if len(cal.members[t]):
+            best[mine] = top_k_mean(vectors[mine] @ embeddings[cal.members[t]].T, rules.k)
+    index = {t: j for j, t in enumerate(cal.ids.tolist())}
+    for t in sorted(young):
+        j = index.get(t)
+        if j is None or not len(cal.members[t]):
+            continue
+        close = np.flatnonzero((vectors @ centroids[j]) >= cal.centroid[j])
+        if not len(close):
+            continue
+        around = top_k_mean(vectors[close] @ embeddings[cal.members[t]].T, rules.k)
+        takes = close[(around >= cal.neighbourhood[j]) & (around >= best[close])]
+        near[takes], ok[takes], best[takes] = t, True, around[(around >= cal.neighbourhood[j]) & (around >= best[close])]
+    return near, ok
 
 
 @dataclass

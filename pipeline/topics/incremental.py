@@ -94,6 +94,7 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
     young = {t for t, week in state.born.items() if week >= start}
     if cfg.emerge_join_young and young:
+        near, ok = emerge.nearer_young(embeddings, test, near, ok, cal, state.centroids, young, rules)
         unexplained = ~ok
         ok[unexplained] = emerge.joins_young(embeddings, test[unexplained], near[unexplained], topics, young, rules)
     topics[test[ok]] = near[ok]

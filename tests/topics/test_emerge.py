@@ -290,3 +290,34 @@ def test_recency_is_measured_against_the_stores_share_of_recent_papers():
     [group] = emerge.groups_of(embeddings, pool, cal, centre[None].astype(np.float32), rules, np.zeros(12, int),
                                placed=placed, recent=recent)
     assert group.recency < 0.25 and not group.recent
+
+
+def test_a_young_theme_takes_a_paper_whose_nearest_members_are_its_though_an_old_centroid_is_nearer():
+    rng = np.random.default_rng(11)
+    c_old, c_young = unit(rng.standard_normal((2, DIM)))
+    old = around(rng, c_old, 40, spread=1.6)  # a broad old theme: its papers are loosely alike
+    young = around(rng, c_young, 10, spread=0.1)  # a tight young theme
+    near_young = unit(0.56 * c_old + 0.44 * c_young + 0.05 * rng.standard_normal(DIM) / np.sqrt(DIM))
+    near_old = old[0] * 0.999 + 0.001 * c_young  # a copy of an old member, the young centre far away
+    embeddings = np.vstack([old, young, near_young, unit(near_old)]).astype(np.float32)
+    centroids = unit(np.stack([old.mean(0), young.mean(0)])).astype(np.float32)
+    rows = np.array([50, 51])
+    cal = emerge.Calibration(ids=np.array([0, 7]), centroid=np.array([-1.0, -1.0]), neighbourhood=np.array([-1.0, -1.0]),
+                             members={0: np.arange(40), 7: np.arange(40, 50)}, cohesion=np.ones(2),
+                             nearest_theme=np.zeros(2))
+    rules = emerge.Rules()
+    near, _, ok = emerge.explained(embeddings, rows, cal, centroids, rules)
+    assert near.tolist() == [0, 0] and ok.all()  # by centroid, both papers are the old theme's
+    around_old = emerge.top_k_mean(embeddings[rows] @ embeddings[:40].T, rules.k)
+    around_young = emerge.top_k_mean(embeddings[rows] @ embeddings[40:50].T, rules.k)
+    assert around_young[0] > around_old[0] and around_young[1] < around_old[1]
+    joined, explained_now = emerge.nearer_young(embeddings, rows, near, ok, cal, centroids, {7}, rules)
+    assert joined.tolist() == [7, 0] and explained_now.all()
+    # no young theme, or one that does not explain the paper (its neighbourhood threshold not met): unchanged
+    assert emerge.nearer_young(embeddings, rows, near, ok, cal, centroids, set(), rules)[0].tolist() == [0, 0]
+    strict = dataclasses.replace(cal, neighbourhood=np.array([-1.0, 0.999]))
+    assert emerge.nearer_young(embeddings, rows, near, ok, strict, centroids, {7}, rules)[0].tolist() == [0, 0]
+    # a paper its nearest theme does not explain joins a young theme that does
+    unexplained = np.array([False, True])
+    joined, explained_now = emerge.nearer_young(embeddings, rows, near, unexplained, cal, centroids, {7}, rules)
+    assert joined.tolist() == [7, 0] and explained_now.tolist() == [True, True]
