@@ -16,7 +16,9 @@ cleaned once into --work):
 After each week: for each planted set, the share of its papers that sit in themes born in the
 stream and made mostly (>= 50 %) of that set, and whether such a theme's label names it (one of
 --field-words / --method-words); spurious births (born themes mostly of unplanted papers); papers
-placed earlier that moved; the unassigned share (the pool included); and the update's seconds.
+placed earlier that moved; the unassigned share (the pool included); the share of the week's own
+unplanted papers that still wait in the pool after its update (what that week's report cannot place
+yet); and the update's seconds.
 
     python benchmarks/emergence.py [--period h2] [--field-by-subject] [--method-by-abstract]
                                    [--sample-seed 1] [--set emerge_quantile=0.1 ...]
@@ -198,12 +200,17 @@ def main() -> None:
                 "themes": len(mine), "labels": labels,
                 "named": any(w in lab.lower() for lab in labels for w in words[name]),
             }
+        # what a reader of this week's report misses: this week's papers still waiting after the update
+        this_week = set(papers.loc[papers[Papers.week] == week, Papers.paper_id]) & set(now.index)
+        ordinary = sorted(this_week - sets["field"] - sets["method"])
+        row["week_waiting"] = round(float((now.loc[ordinary] == -1).mean()), 3) if ordinary else 0.0
         row["spurious"] = sum(max(s.values()) < 0.5 for s in share_of.values())
         for name, ids in sets.items():  # each planted paper's theme after this week (-1: pool or unassigned)
             for paper in sorted(ids & set(now.index)):
                 trace.setdefault(name, {}).setdefault(paper, {})[week] = int(now.loc[paper])
         report["weeks"].append(row)
-        print(json.dumps({k: row[k] for k in ("week", "seconds", "moved", "unassigned", "spurious", "sets")}),
+        print(json.dumps({k: row[k] for k in ("week", "seconds", "moved", "unassigned", "week_waiting", "spurious",
+                                              "sets")}),
               flush=True)
         before = now
     report["moved_total"] = moved_total
@@ -237,7 +244,9 @@ def markdown(report: dict) -> str:
     spurious = weeks[-1]["spurious"]
     lines += ["", f"Spurious births: {spurious} in {len(weeks)} weeks ({spurious / len(weeks) * 4:.1f} per 4 weeks); "
               f"papers placed earlier that moved: {report['moved_total']}; unassigned after each week (pool "
-              f"included): max {max(w['unassigned'] for w in weeks):.1%}; update seconds: median "
+              f"included): max {max(w['unassigned'] for w in weeks):.1%}; the week's unplanted papers still waiting "
+              f"after its update: median {statistics.median(w.get('week_waiting', 0) for w in weeks):.1%}, max "
+              f"{max(w.get('week_waiting', 0) for w in weeks):.1%}; update seconds: median "
               f"{report['median_update_s']}", "", "| born | week | relation | size | field share | method share | label |",
               "|---|---|---|---|---|---|---|"]
     for b in weeks[-1]["births"]:

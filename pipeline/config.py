@@ -170,6 +170,10 @@ class TopicsConfig:
     # (topics/emerge.py, nearer_young), and one whose nearest theme it is when at least half of its 10
     # nearest placed papers are that theme's (joins_young)
     emerge_join_young: bool = True
+    # a new paper whose 10 nearest papers are more often unplaced (new, or waiting in the pool) than a
+    # random draw from the store gives with this probability is not explained by any theme: it
+    # belongs to something arriving now (topics/emerge.py, novel)
+    emerge_novelty: float = 0.2
     emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
     # a pool group becomes a theme only when its papers' 10 nearest papers arrived within the window
     # far more often than chance: for most of its papers, this share of the way from the store's share
@@ -190,6 +194,8 @@ class TopicsConfig:
             raise ConfigError(f"topics.graph_layouts = {self.graph_layouts}: must be at least 1")
         if self.graph_neighbors < 2:
             raise ConfigError(f"topics.graph_neighbors = {self.graph_neighbors}: must be at least 2")
+        if not 0.0 < self.emerge_novelty < 1.0:
+            raise ConfigError(f"topics.emerge_novelty = {self.emerge_novelty}: must be between 0 and 1 (exclusive)")
         if not 0.0 <= self.emerge_recent <= 1.0:
             raise ConfigError(f"topics.emerge_recent = {self.emerge_recent}: must be between 0 and 1")
 

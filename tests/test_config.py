@@ -31,6 +31,8 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ("[clean]\nmin_abstract_chars = 'ten'\n", "must be an integer"),
         ("[ingest]\nstrict = 'yes'\n", "must be true or false"),
         ("[clean\n", "invalid TOML"),
+        ("[topics]\nemerge_novelty = 1.0\n", "topics.emerge_novelty = 1.0"),
+        ("[topics]\nemerge_recent = -0.1\n", "topics.emerge_recent = -0.1"),
     ],
 )
 def test_bad_config_is_rejected(tmp_path, text, message):

@@ -13,8 +13,10 @@ paper whose own nearest neighbours are unplaced papers (new this week, or waitin
 often than chance allows is not explained either, however close a theme is: it belongs to
 something that is arriving now, such as a sub-area growing inside a theme. "More often than
 chance": of its ``k_novel`` nearest papers, so many are unplaced that drawing neighbours at random
-from the store would give as many with probability under ``novel_alpha`` (binomial tail, with the
-store's share of unplaced papers).
+from the store would give as many with probability at most ``novel_alpha`` (binomial tail, with the
+store's share of unplaced papers; default 0.2: with a week of 1,000 papers on a store of 20,000,
+2 of 10, and 3 of 10 with 500 papers on 3,500). A paper so held waits in the pool; if nothing forms
+around it, a later update places it where a theme explains it.
 
 Papers no theme explains wait, unassigned, in a **pool** of the last ``window`` weeks. Each update
 clusters the pool (average linkage on cosine, cut where the papers of two groups are on average
@@ -73,7 +75,7 @@ class Rules:
     far_quantile: float = 1.0  # no closer to a theme than the two closest themes are to each other
     max_members: int = 400  # members per theme sampled for calibration
     k_novel: int = 10  # neighbours looked at for novelty
-    novel_alpha: float = 0.05  # tail probability below which a paper's unplaced neighbours are not chance
+    novel_alpha: float = 0.2  # tail probability below which a paper's unplaced neighbours are not chance
     recent_share: float = 0.5  # how far from chance towards all recent a group's papers' neighbours lie (median)
 
 

@@ -79,7 +79,8 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     from pipeline.topics import emerge
 
     rules = emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size, quantile=cfg.emerge_quantile,
-                         dense_quantile=cfg.emerge_density, recent_share=cfg.emerge_recent)
+                         dense_quantile=cfg.emerge_density, recent_share=cfg.emerge_recent,
+                         novel_alpha=cfg.emerge_novelty)
     topics = topics.copy()
     week_of = np.array([w if isinstance(w, str) else "" for w in weeks])
     newest = max(w for w in week_of.tolist() if w) if week_of.any() else None

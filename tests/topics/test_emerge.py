@@ -92,10 +92,12 @@ def test_a_group_below_the_size_bound_is_forming_not_born(store):
 
 
 def test_papers_close_to_a_theme_join_it(store):
-    close = around(store["rng"], store["state"].centroids[1], 10)
-    result, *_ = arrive(store, close, [f"Consensus protocols for blockchains {i}." for i in range(10)], "2025-W05")
+    # an ordinary week: a few new papers on each theme's subject
+    close = np.vstack([around(store["rng"], store["state"].centroids[t], 4) for t in range(3)])
+    texts = [f"{SUBJECTS[t].capitalize()}, new paper {i}." for t in range(3) for i in range(4)]
+    result, *_ = arrive(store, close, texts, "2025-W05")
     assert result.lineage == []
-    assert (result.topics[180:] == 1).mean() >= 0.8
+    assert (result.topics[180:] == np.repeat(np.arange(3), 4)).mean() >= 0.8
 
 
 def test_the_pool_waits_for_the_window_then_its_papers_join_their_nearest_theme(store):
@@ -321,3 +323,18 @@ def test_a_young_theme_takes_a_paper_whose_nearest_members_are_its_though_an_old
     unexplained = np.array([False, True])
     joined, explained_now = emerge.nearer_young(embeddings, rows, near, unexplained, cal, centroids, {7}, rules)
     assert joined.tolist() == [7, 0] and explained_now.tolist() == [True, True]
+
+
+@pytest.mark.parametrize("alpha, held", [(0.05, False), (0.2, True)])
+def test_a_paper_is_novel_when_more_of_its_nearest_papers_are_unplaced_than_chance_at_the_bound(alpha, held):
+    rng = np.random.default_rng(3)
+    x = unit(rng.standard_normal(DIM))
+    placed_near = around(rng, x, 7, spread=0.5)  # 7 placed papers close to it
+    new_near = around(rng, x, 3, spread=0.5)  # and 3 new ones
+    placed_far = unit(rng.standard_normal((193, DIM)))
+    new_far = unit(rng.standard_normal((26, DIM)))
+    embeddings = np.vstack([x[None, :], new_near, new_far, placed_near, placed_far]).astype(np.float32)
+    rows, placed = np.arange(30), np.arange(30, 230)
+    top = emerge.nearest_among(embeddings, rows[:1], np.concatenate([rows, placed]), 10, themselves=True)
+    assert (top < 30).sum() == 3  # 3 of its 10 nearest papers are unplaced: P(>= 3) = 0.12 by chance
+    assert bool(emerge.novel(embeddings, rows, placed, emerge.Rules(novel_alpha=alpha))[0]) is held
