@@ -195,6 +195,10 @@ def to_markdown(r: WeeklyReport) -> str:
     for status, title in (("rising", "rising"), ("falling", "falling"), ("new", "new"), ("quiet", "went quiet")):
         names = ", ".join(esc(r.labels[t]) for t in r.by_status(status)["topic"])
         lines.append(f"- {len(r.by_status(status))} {title}{': ' + names if names else ''}")
+    waiting = int((r.papers["topic"] == -1).sum()) if "topic" in r.papers else 0
+    if waiting:
+        lines.append(f"- {waiting} in no theme yet (no theme explains them; they wait for a new theme to form, "
+                     "then join their nearest)")
     for g in r.forming:
         near = f", nearest theme {esc(g['near'])}" if g["near"] else ""
         lines += ["", f"_Forming, not yet a theme:_ {esc(g['label'])} ({len(g['papers'])} papers{near})"]

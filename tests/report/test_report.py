@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from html import escape as html_escape
 
 import numpy as np
 import pandas as pd
@@ -345,3 +346,21 @@ def test_the_category_chart_says_how_many_papers_of_the_week_list_no_category(th
     assert "5 of this week's 5 papers list no arXiv category" in notes
     earlier = build_week(report.load_corpus(themed), data.monday_of("2026-W20"))
     assert "no arXiv category" not in " ".join(t.get_text() for t in earlier.figures["categories"][0].texts)
+
+
+def test_the_weekly_report_lists_this_weeks_papers_that_wait_for_a_theme(themed):
+    from pipeline.schemas import DocTopics
+
+    doc = read_table(themed.paths.doc_topics, DocTopics)
+    papers = read_table(themed.paths.papers, Papers)
+    week = papers.loc[papers[Papers.week] == "2026-W24", [Papers.paper_id, Papers.title]]
+    waiting = week.iloc[0]
+    doc.loc[doc[DocTopics.paper_id] == waiting[Papers.paper_id], DocTopics.topic] = -1
+    write_table(doc, themed.paths.doc_topics, DocTopics)
+    report.write_weekly(themed, "2026-W24", force=True)
+    folder = themed.paths.reports / "weekly" / "2026-W24"
+    html = (folder / "index.html").read_text()
+    waits = html.split("the 1 waiting paper</summary>", 1)[1].split("</details>", 1)[0]
+    assert html_escape(waiting[Papers.title]) in waits and waits.count("<li>") == 1
+    assert "1 paper this week\nbelongs to no theme yet" in html
+    assert "- 1 in no theme yet" in (folder / "report.md").read_text()
