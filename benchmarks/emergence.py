@@ -17,8 +17,8 @@ After each week: for each planted set, the share of its papers that sit in theme
 stream and made mostly (>= 50 %) of that set, and whether such a theme's label names it (one of
 --field-words / --method-words); spurious births (born themes mostly of unplanted papers); papers
 placed earlier that moved; the unassigned share (the pool included); the share of the week's own
-unplanted papers that still wait in the pool after its update (what that week's report cannot place
-yet); and the update's seconds.
+unplanted papers that are unassigned after its update (they wait in the pool: what that week's
+report cannot place yet); and the update's seconds.
 
     python benchmarks/emergence.py [--period h2] [--field-by-subject] [--method-by-abstract]
                                    [--sample-seed 1] [--set emerge_quantile=0.1 ...]
@@ -242,11 +242,12 @@ def markdown(report: dict) -> str:
                      f"{per[-1].get('in_naming', 0):.0%} | "
                      f"{'yes' if per[-1]['named'] else 'no'} | {'; '.join(per[-1]['labels'])} |")
     spurious = weeks[-1]["spurious"]
+    shares = [w["week_waiting"] for w in weeks if "week_waiting" in w]  # results from before the measure lack it
+    waiting = (f"the week's unplanted papers unassigned (waiting) after its update: median "
+               f"{statistics.median(shares):.1%}, max {max(shares):.1%}" if shares else "the week's waiting papers: n/a")
     lines += ["", f"Spurious births: {spurious} in {len(weeks)} weeks ({spurious / len(weeks) * 4:.1f} per 4 weeks); "
               f"papers placed earlier that moved: {report['moved_total']}; unassigned after each week (pool "
-              f"included): max {max(w['unassigned'] for w in weeks):.1%}; the week's unplanted papers still waiting "
-              f"after its update: median {statistics.median(w.get('week_waiting', 0) for w in weeks):.1%}, max "
-              f"{max(w.get('week_waiting', 0) for w in weeks):.1%}; update seconds: median "
+              f"included): max {max(w['unassigned'] for w in weeks):.1%}; {waiting}; update seconds: median "
               f"{report['median_update_s']}", "", "| born | week | relation | size | field share | method share | label |",
               "|---|---|---|---|---|---|---|"]
     for b in weeks[-1]["births"]:

@@ -171,8 +171,8 @@ class TopicsConfig:
     # nearest placed papers are that theme's (joins_young)
     emerge_join_young: bool = True
     # a new paper whose 10 nearest papers are more often unplaced (new, or waiting in the pool) than a
-    # random draw from the store gives with this probability is not explained by any theme: it
-    # belongs to something arriving now (topics/emerge.py, novel)
+    # random draw from the store gives with at most this probability joins no old theme: it belongs to
+    # something arriving now, and waits in the pool unless a young theme explains it (topics/emerge.py, novel)
     emerge_novelty: float = 0.2
     emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
     # a pool group becomes a theme only when its papers' 10 nearest papers arrived within the window

@@ -32,6 +32,7 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ("[ingest]\nstrict = 'yes'\n", "must be true or false"),
         ("[clean\n", "invalid TOML"),
         ("[topics]\nemerge_novelty = 1.0\n", "topics.emerge_novelty = 1.0"),
+        ("[topics]\nemerge_novelty = 0.0\n", "topics.emerge_novelty = 0.0"),
         ("[topics]\nemerge_recent = -0.1\n", "topics.emerge_recent = -0.1"),
     ],
 )

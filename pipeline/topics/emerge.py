@@ -14,9 +14,10 @@ often than chance allows is not explained either, however close a theme is: it b
 something that is arriving now, such as a sub-area growing inside a theme. "More often than
 chance": of its ``k_novel`` nearest papers, so many are unplaced that drawing neighbours at random
 from the store would give as many with probability at most ``novel_alpha`` (binomial tail, with the
-store's share of unplaced papers; default 0.2: with a week of 1,000 papers on a store of 20,000,
-2 of 10, and 3 of 10 with 500 papers on 3,500). A paper so held waits in the pool; if nothing forms
-around it, a later update places it where a theme explains it.
+store's share of unplaced papers, i.e. the new and waiting papers; default 0.2: with 1,000 such
+papers on a store of 20,000, 2 of 10, and 3 of 10 with 500 on 3,500). A paper so held joins no old
+theme: it waits in the pool (unless a young theme explains it, see ``nearer_young``), and is tested
+again at the next update.
 
 Papers no theme explains wait, unassigned, in a **pool** of the last ``window`` weeks. Each update
 clusters the pool (average linkage on cosine, cut where the papers of two groups are on average
@@ -48,7 +49,8 @@ to each other (the median), the lineage records it as a ``split`` of that theme 
 grew apart); otherwise as ``new``. Papers placed earlier never move and old themes keep their ids;
 pool papers that an existing or newly born theme explains join it in later updates. A **young**
 theme (born within the window) also takes new or waiting papers that it explains when its members
-lie at least as near them as those of the theme they would otherwise join (``nearer_young``), and
+lie at least as near them as those of the theme they would otherwise join, or when the novelty test
+holds them back from every old theme (``nearer_young``), and
 those whose nearest theme it is when most of their nearest placed papers are its members
 (``joins_young``); pool papers older than the window join their nearest theme.
 """
@@ -75,7 +77,7 @@ class Rules:
     far_quantile: float = 1.0  # no closer to a theme than the two closest themes are to each other
     max_members: int = 400  # members per theme sampled for calibration
     k_novel: int = 10  # neighbours looked at for novelty
-    novel_alpha: float = 0.2  # tail probability below which a paper's unplaced neighbours are not chance
+    novel_alpha: float = 0.2  # tail probability at or below which a paper's unplaced neighbours are not chance
     recent_share: float = 0.5  # how far from chance towards all recent a group's papers' neighbours lie (median)
 
 
@@ -228,14 +230,17 @@ def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndar
 
 def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, ok: np.ndarray, cal: Calibration,
                  centroids: np.ndarray, young: set[int], rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """For papers ``rows`` with their nearest theme ``near`` (by centroid) and whether it explains
-    them (``ok``): the theme each joins and whether one explains it, when **young** themes (born
-    within the window) are weighed too. A young theme that explains a paper (``explained``'s two
-    counts, against that theme alone) takes it when its members lie at least as near the paper as
-    those of the theme it would otherwise join: the mean cosine to the ``k`` most similar members,
-    the neighbourhood count. A young theme's centroid is the mean of its first papers, so a paper on
-    its subject written somewhat like an older theme's papers can lie nearer the older theme's
-    centroid while its nearest papers are the young theme's."""
+    """For papers ``rows`` with their nearest theme ``near`` (by centroid) and whether they join it
+    (``ok``: it explains them and they are not ``novel``): the theme each joins and whether it joins
+    one, when **young** themes (born within the window) are weighed too. A young theme that explains
+    a paper (``explained``'s two counts, against that theme alone) takes it when its members lie at
+    least as near the paper as those of the theme it would otherwise join (the mean cosine to the
+    ``k`` most similar members, the neighbourhood count), or when it would join none: a paper the
+    novelty test holds back belongs to something arriving now, and a young theme that explains it
+    is that. A young theme's centroid is the mean of its first papers, so a paper on its subject
+    written somewhat like an older theme's papers can lie nearer the older theme's centroid while its
+    nearest papers are the young theme's. Between young themes, the one whose members lie nearest
+    wins."""
     near, ok = near.copy(), ok.copy()
     if not len(rows) or not young:
         return near, ok
@@ -254,8 +259,8 @@ def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, ok:
         if not len(close):
             continue
         around = top_k_mean(vectors[close] @ embeddings[cal.members[t]].T, rules.k)
-        takes = close[(around >= cal.neighbourhood[j]) & (around >= best[close])]
-        near[takes], ok[takes], best[takes] = t, True, around[(around >= cal.neighbourhood[j]) & (around >= best[close])]
+        wins = (around >= cal.neighbourhood[j]) & (around >= best[close])
+        near[close[wins]], ok[close[wins]], best[close[wins]] = t, True, around[wins]
     return near, ok
 
 

@@ -91,6 +91,22 @@ def test_a_group_below_the_size_bound_is_forming_not_born(store):
     assert (result.topics[180:] == -1).all()
 
 
+@pytest.mark.parametrize("novelty", [0.05, 0.2])
+def test_a_burst_of_papers_into_one_theme_waits_in_part_at_a_looser_novelty_bound(store, novelty):
+    # ten new papers on one theme's subject and none on the others': at 0.2, from 2 of their 10
+    # nearest papers new a paper is held back (a random draw gives as many with probability 0.08)
+    cfg = dataclasses.replace(TopicsConfig(), emerge_novelty=novelty)
+    close = around(store["rng"], store["state"].centroids[1], 10)
+    result, *_ = arrive(store, close, [f"Consensus protocols for blockchains {i}." for i in range(10)], "2025-W05",
+                        cfg)
+    new = result.topics[180:]
+    assert result.lineage == [] and set(new.tolist()) <= {1, -1}
+    if novelty == 0.05:
+        assert (new == 1).mean() >= 0.8
+    else:
+        assert 0.3 <= (new == -1).mean() <= 0.6
+
+
 def test_papers_close_to_a_theme_join_it(store):
     # an ordinary week: a few new papers on each theme's subject
     close = np.vstack([around(store["rng"], store["state"].centroids[t], 4) for t in range(3)])
@@ -319,10 +335,33 @@ def test_a_young_theme_takes_a_paper_whose_nearest_members_are_its_though_an_old
     assert emerge.nearer_young(embeddings, rows, near, ok, cal, centroids, set(), rules)[0].tolist() == [0, 0]
     strict = dataclasses.replace(cal, neighbourhood=np.array([-1.0, 0.999]))
     assert emerge.nearer_young(embeddings, rows, near, ok, strict, centroids, {7}, rules)[0].tolist() == [0, 0]
-    # a paper its nearest theme does not explain joins a young theme that does
-    unexplained = np.array([False, True])
-    joined, explained_now = emerge.nearer_young(embeddings, rows, near, unexplained, cal, centroids, {7}, rules)
-    assert joined.tolist() == [7, 0] and explained_now.tolist() == [True, True]
+    # a young theme's centroid count must hold too
+    far = dataclasses.replace(cal, centroid=np.array([-1.0, 0.999]))
+    assert emerge.nearer_young(embeddings, rows, near, ok, far, centroids, {7}, rules)[0].tolist() == [0, 0]
+    # a paper held back from its old theme (not explained, or novel) joins a young theme that explains
+    # it, even where the old theme's members lie nearer
+    held = np.array([True, False])
+    joined, explained_now = emerge.nearer_young(embeddings, rows, near, held, cal, centroids, {7}, rules)
+    assert joined.tolist() == [7, 7] and explained_now.tolist() == [True, True]
+
+
+def test_between_two_young_themes_the_one_whose_members_lie_nearer_takes_the_paper():
+    rng = np.random.default_rng(12)
+    c_old, c_a, c_b = unit(rng.standard_normal((3, DIM)))
+    paper = unit(0.1 * c_old + 0.6 * c_a + 0.4 * c_b)
+    members = [around(rng, c, 10, spread=0.1) for c in (c_old, c_a, c_b)]
+    embeddings = np.vstack([*members, paper[None, :]]).astype(np.float32)
+    centroids = unit(np.stack([m.mean(0) for m in members])).astype(np.float32)
+    cal = emerge.Calibration(ids=np.array([0, 7, 9]), centroid=np.full(3, -1.0), neighbourhood=np.full(3, -1.0),
+                             members={0: np.arange(10), 7: np.arange(10, 20), 9: np.arange(20, 30)},
+                             cohesion=np.ones(3), nearest_theme=np.zeros(3))
+    rules = emerge.Rules()
+    scores = [emerge.top_k_mean((paper @ m.T)[None, :], rules.k)[0] for m in members]
+    assert scores[1] > scores[2] > scores[0]  # both young themes beat the old one; 7 beats 9
+    for young in ({7, 9}, {9, 7}):
+        joined, _ = emerge.nearer_young(embeddings, np.array([30]), np.array([0]), np.array([True]), cal, centroids,
+                                        young, rules)
+        assert joined.tolist() == [7]
 
 
 @pytest.mark.parametrize("alpha, held", [(0.05, False), (0.2, True)])
