@@ -46,8 +46,12 @@ A new theme takes the next free id, is named like any theme (``label.py``, again
 the area of its nearest theme, and its ``first_week`` is the week it was born. When most of its
 papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
 to each other (the median), the lineage records it as a ``split`` of that theme (a sub-area that
-grew apart); otherwise as ``new``. Papers placed earlier never move and old themes keep their ids;
-pool papers that an existing or newly born theme explains join it in later updates. A **young**
+grew apart); otherwise as ``new``. At its birth a theme takes the pool papers, and this update's
+new papers that an old theme took a moment ago, that it explains at least as well as its least
+typical paper and whose nearest theme it is (``join_newborn``). Papers placed earlier never move
+(unless ``emerge_adopt_placed`` lets a theme, at its birth, take those that weekly updates placed
+since the pool's window began) and old themes keep their ids; pool papers that an existing or newly born theme explains
+join it in later updates. A **young**
 theme (born within the window) also takes new or waiting papers that it explains when its members
 lie at least as near them as those of the theme they would otherwise join, or when the novelty test
 holds them back from every old theme (``nearer_young``), and
@@ -262,6 +266,23 @@ def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, ok:
         wins = (around >= cal.neighbourhood[j]) & (around >= best[close])
         near[close[wins]], ok[close[wins]], best[close[wins]] = t, True, around[wins]
     return near, ok
+
+
+def join_newborn(embeddings: np.ndarray, topics: np.ndarray, rows: np.ndarray, newborn_ids: list[int],
+                 ids: np.ndarray, centroids: np.ndarray, rules: Rules, seed: int = 0) -> np.ndarray:
+    """``topics`` with papers ``rows`` (waiting in the pool, -2, or placed) moved to a theme born in
+    this update when it is their nearest theme (by centroid, ``ids``/``centroids`` including the
+    newborn) and explains them at least as well as it explains its least typical member; the other
+    themes are calibrated as usual, on their members (pool papers are members of none)."""
+    topics = topics.copy()
+    if not len(rows):
+        return topics
+    cal = calibrate(embeddings, np.where(topics == -2, -1, topics), ids, centroids, rules, seed=seed,
+                    quantile=dict.fromkeys(newborn_ids, 0.0))
+    near, _, ok = explained(embeddings, rows, cal, centroids, rules)
+    joins = ok & np.isin(near, newborn_ids)
+    topics[rows[joins]] = near[joins]
+    return topics
 
 
 @dataclass

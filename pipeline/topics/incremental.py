@@ -125,14 +125,16 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
             "similarity": g.closeness, "shared_papers": 0, "week": newest, "pool_size": len(pool),
             "pool_start": start,
         })
-    if born:  # pool papers as close to a newborn theme as its least typical paper join it
+    if born:
         newborn_ids = [row["to_topic"] for row in lineage]
-        waiting = np.flatnonzero(topics == -2)
-        cal = emerge.calibrate(embeddings, np.where(topics == -2, -1, topics), state.ids, state.centroids, rules,
-                               seed=cfg.seed, quantile=dict.fromkeys(newborn_ids, 0.0))
-        near, _, ok = emerge.explained(embeddings, waiting, cal, state.centroids, rules)
-        newborn = np.isin(near, newborn_ids)
-        topics[waiting[ok & newborn]] = near[ok & newborn]
+        rows = _newborn_candidates(topics, known, arrived, newborn_ids, cfg.emerge_adopt_placed)
+        before = topics.copy()
+        topics = emerge.join_newborn(embeddings, topics, rows, newborn_ids, state.ids, state.centroids, rules,
+                                     seed=cfg.seed)
+        moved = int(((before >= 0) & (topics != before)).sum())
+        if moved:
+            log.info("topics: %d papers an old theme took in this update%s joined a theme born in it", moved,
+                     " or since the pool's window began" if cfg.emerge_adopt_placed else "")
     # a young theme (born within the window) is centred and named again from all its papers so far,
     # so the label it got from its first few papers follows what it became
     for t in [t for t in state.born if t in young]:  # born before this update, within the window
@@ -150,6 +152,16 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
             forming.append({"rows": rows, "nearest": g.nearest, "week": newest,
                             "label": _tentative_label(rows, g.nearest, topics, texts, titles, cfg)})
     return topics, lineage, forming
+
+
+def _newborn_candidates(topics: np.ndarray, known: np.ndarray, arrived: np.ndarray, newborn_ids: list[int],
+                        adopt_placed: bool) -> np.ndarray:
+    """Rows that may join a theme born in this update: the pool's papers (-2), this update's new
+    papers that an old theme took a moment ago (no table has shown them placed yet), and, with
+    ``adopt_placed`` (``emerge_adopt_placed``), the papers weekly updates placed since the pool's
+    window began (``arrived``), which then move."""
+    in_old = (topics >= 0) & ~np.isin(topics, newborn_ids)
+    return np.flatnonzero((topics == -2) | (in_old & ~known) | (in_old & arrived if adopt_placed else False))
 
 
 def _tentative_label(rows: np.ndarray, nearest: int, topics: np.ndarray, texts: list[str], titles: list[str] | None,

@@ -377,3 +377,34 @@ def test_a_paper_is_novel_when_more_of_its_nearest_papers_are_unplaced_than_chan
     top = emerge.nearest_among(embeddings, rows[:1], np.concatenate([rows, placed]), 10, themselves=True)
     assert (top < 30).sum() == 3  # 3 of its 10 nearest papers are unplaced: P(>= 3) = 0.12 by chance
     assert bool(emerge.novel(embeddings, rows, placed, emerge.Rules(novel_alpha=alpha))[0]) is held
+
+
+def test_a_newborn_theme_takes_the_papers_it_explains_whose_nearest_theme_it_is():
+    rng = np.random.default_rng(21)
+    c_old, c_new = unit(rng.standard_normal((2, DIM)))
+    old = around(rng, c_old, 30, spread=0.6)
+    newborn = around(rng, c_new, 12, spread=0.3)
+    taken = around(rng, c_new, 1, spread=0.3)  # an old theme took it a moment ago; it is the newborn's
+    stays = around(rng, c_old, 1, spread=0.3)  # an old theme's paper: it stays
+    waiting_near = around(rng, c_new, 1, spread=0.3)
+    waiting_far = unit(rng.standard_normal((1, DIM)))
+    embeddings = np.vstack([old, newborn, taken, stays, waiting_near, waiting_far]).astype(np.float32)
+    topics = np.array([0] * 30 + [4] * 12 + [0, 0, -2, -2])
+    ids = np.array([0, 4])
+    centroids = unit(np.stack([old.mean(0), newborn.mean(0)])).astype(np.float32)
+    rows = np.array([42, 43, 44, 45])
+    out = emerge.join_newborn(embeddings, topics, rows, [4], ids, centroids, emerge.Rules())
+    assert out[rows].tolist() == [4, 0, 4, -2]
+    assert out[:42].tolist() == topics[:42].tolist()  # other papers untouched
+    assert emerge.join_newborn(embeddings, topics, np.array([], dtype=int), [4], ids, centroids,
+                               emerge.Rules()).tolist() == topics.tolist()
+
+
+@pytest.mark.parametrize("adopt, rows", [(False, [1, 2]), (True, [1, 2, 4])])
+def test_which_papers_may_join_a_newborn_theme(adopt, rows):
+    from pipeline.topics.incremental import _newborn_candidates
+
+    topics = np.array([0, 0, -2, 5, 0, -1])
+    known = np.array([True, False, True, False, True, True])  # 1: new in this update, placed in theme 0
+    arrived = np.array([False, False, True, False, True, True])  # 4: placed by an update within the window
+    assert _newborn_candidates(topics, known, arrived, [5], adopt).tolist() == rows
