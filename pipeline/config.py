@@ -174,8 +174,10 @@ class TopicsConfig:
     # random draw from the store gives with at most this probability joins no old theme: it belongs to
     # something arriving now, and waits in the pool unless a young theme explains it (topics/emerge.py, novel)
     emerge_novelty: float = 0.2
-    # a theme born in a weekly update also takes the papers placed by the updates since the pool's
-    # window began that it explains (they move: off keeps every placed paper where it is)
+    # a theme born in a weekly update also takes the papers earlier weekly updates placed (their week
+    # within the pool's window and after the fit) when it is their nearest theme and explains them
+    # as well as its least typical paper; they move (off keeps every placed paper where it is). It
+    # can empty a young theme; a state saved before fitted_week existed has no such papers
     emerge_adopt_placed: bool = False
     emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
     # a pool group becomes a theme only when its papers' 10 nearest papers arrived within the window

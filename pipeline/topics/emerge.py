@@ -46,11 +46,11 @@ A new theme takes the next free id, is named like any theme (``label.py``, again
 the area of its nearest theme, and its ``first_week`` is the week it was born. When most of its
 papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
 to each other (the median), the lineage records it as a ``split`` of that theme (a sub-area that
-grew apart); otherwise as ``new``. At its birth a theme takes the pool papers, and this update's
-new papers that an old theme took a moment ago, that it explains at least as well as its least
+grew apart); otherwise as ``new``. At its birth a theme takes the pool papers, and the papers
+this update placed in another theme a moment ago, that it explains at least as well as its least
 typical paper and whose nearest theme it is (``join_newborn``). Papers placed earlier never move
 (unless ``emerge_adopt_placed`` lets a theme, at its birth, take those that weekly updates placed
-since the pool's window began) and old themes keep their ids; pool papers that an existing or newly born theme explains
+within the pool's window) and old themes keep their ids; pool papers that an existing or newly born theme explains
 join it in later updates. A **young**
 theme (born within the window) also takes new or waiting papers that it explains when its members
 lie at least as near them as those of the theme they would otherwise join, or when the novelty test

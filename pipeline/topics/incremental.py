@@ -99,6 +99,8 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
         unexplained = ~ok
         ok[unexplained] = emerge.joins_young(embeddings, test[unexplained], near[unexplained], topics, young, rules)
     topics[test[ok]] = near[ok]
+    placed_now = np.zeros(len(topics), dtype=bool)  # placed by this update: no table has shown them placed
+    placed_now[test[ok]] = True
     pool = test[~ok]
     topics[pool] = -2
     # recent for the recency test: placed within the window by a weekly update (after the last fit);
@@ -127,7 +129,7 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
         })
     if born:
         newborn_ids = [row["to_topic"] for row in lineage]
-        rows = _newborn_candidates(topics, known, arrived, newborn_ids, cfg.emerge_adopt_placed)
+        rows = _newborn_candidates(topics, placed_now, arrived, newborn_ids, cfg.emerge_adopt_placed)
         before = topics.copy()
         topics = emerge.join_newborn(embeddings, topics, rows, newborn_ids, state.ids, state.centroids, rules,
                                      seed=cfg.seed)
@@ -154,14 +156,15 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     return topics, lineage, forming
 
 
-def _newborn_candidates(topics: np.ndarray, known: np.ndarray, arrived: np.ndarray, newborn_ids: list[int],
+def _newborn_candidates(topics: np.ndarray, placed_now: np.ndarray, arrived: np.ndarray, newborn_ids: list[int],
                         adopt_placed: bool) -> np.ndarray:
-    """Rows that may join a theme born in this update: the pool's papers (-2), this update's new
-    papers that an old theme took a moment ago (no table has shown them placed yet), and, with
-    ``adopt_placed`` (``emerge_adopt_placed``), the papers weekly updates placed since the pool's
-    window began (``arrived``), which then move."""
+    """Rows that may join a theme born in this update: the pool's papers (-2), the papers this update
+    placed a moment ago in another theme (``placed_now``: new papers, and papers that waited in the
+    pool until now; no table has shown them placed), and, with ``adopt_placed``
+    (``emerge_adopt_placed``), the papers weekly updates placed before (``arrived``: their week
+    within the window and after the fit), which then move."""
     in_old = (topics >= 0) & ~np.isin(topics, newborn_ids)
-    return np.flatnonzero((topics == -2) | (in_old & ~known) | (in_old & arrived if adopt_placed else False))
+    return np.flatnonzero((topics == -2) | (in_old & placed_now) | (in_old & arrived if adopt_placed else False))
 
 
 def _tentative_label(rows: np.ndarray, nearest: int, topics: np.ndarray, texts: list[str], titles: list[str] | None,

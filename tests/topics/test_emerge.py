@@ -395,6 +395,14 @@ def test_a_newborn_theme_takes_the_papers_it_explains_whose_nearest_theme_it_is(
     rows = np.array([42, 43, 44, 45])
     out = emerge.join_newborn(embeddings, topics, rows, [4], ids, centroids, emerge.Rules())
     assert out[rows].tolist() == [4, 0, 4, -2]
+    # a waiting paper an old theme explains stays waiting (only a newborn theme takes papers here), and
+    # one whose nearest theme is the newborn but lies far from its papers too
+    far_along = unit(0.3 * c_new + rng.standard_normal(DIM) / np.sqrt(DIM))
+    more = np.vstack([embeddings, around(rng, c_old, 1, spread=0.3), far_along[None, :]]).astype(np.float32)
+    assert float(far_along @ centroids[1]) > float(far_along @ centroids[0])
+    waiting = np.concatenate([topics, [-2, -2]])
+    out = emerge.join_newborn(more, waiting, np.array([46, 47]), [4], ids, centroids, emerge.Rules())
+    assert out[46:].tolist() == [-2, -2]
     assert out[:42].tolist() == topics[:42].tolist()  # other papers untouched
     assert emerge.join_newborn(embeddings, topics, np.array([], dtype=int), [4], ids, centroids,
                                emerge.Rules()).tolist() == topics.tolist()
@@ -404,7 +412,28 @@ def test_a_newborn_theme_takes_the_papers_it_explains_whose_nearest_theme_it_is(
 def test_which_papers_may_join_a_newborn_theme(adopt, rows):
     from pipeline.topics.incremental import _newborn_candidates
 
-    topics = np.array([0, 0, -2, 5, 0, -1])
-    known = np.array([True, False, True, False, True, True])  # 1: new in this update, placed in theme 0
-    arrived = np.array([False, False, True, False, True, True])  # 4: placed by an update within the window
-    assert _newborn_candidates(topics, known, arrived, [5], adopt).tolist() == rows
+    topics = np.array([0, 0, -2, 5, 0, -1, 5])
+    placed_now = np.array([False, True, False, True, False, False, False])  # 1: placed in theme 0 by this update
+    arrived = np.array([False, False, True, False, True, True, True])  # 4: placed by an update within the window
+    assert _newborn_candidates(topics, placed_now, arrived, [5], adopt).tolist() == rows
+
+
+def test_the_update_offers_a_newborn_theme_its_pool_and_the_papers_it_placed_itself(store, monkeypatch):
+    seen = {}
+    real = emerge.join_newborn
+
+    def spy(embeddings, topics, rows, *args, **kwargs):
+        seen["rows"], seen["topics"] = rows.copy(), topics.copy()
+        return real(embeddings, topics, rows, *args, **kwargs)
+
+    monkeypatch.setattr(emerge, "join_newborn", spy)
+    group = around(store["rng"], store["centres"][3], 12, spread=0.25)
+    usual = np.vstack([around(store["rng"], store["state"].centroids[t], 2) for t in range(3)])
+    texts = [f"Quantum annealing schedules, paper {i}." for i in range(12)] + [f"Usual paper {i}." for i in range(6)]
+    result, *_ = arrive(store, np.vstack([group, usual]), texts, "2025-W05")
+    assert result.lineage and "rows" in seen
+    rows = set(seen["rows"].tolist())
+    assert rows.isdisjoint(range(180))  # the fit's papers are never offered
+    placed_here = {i for i in range(192, 198) if seen["topics"][i] >= 0}
+    assert placed_here and placed_here <= rows  # the usual papers this update placed are
+    assert {i for i in range(180, 198) if seen["topics"][i] == -2} <= rows  # and the pool's
