@@ -159,14 +159,16 @@ def calibrate(embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centr
 
 def explained(embeddings: np.ndarray, rows: np.ndarray, cal: Calibration, centroids: np.ndarray,
               rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For papers ``rows``: nearest theme id, cosine to it, and whether that theme explains them."""
+    """For papers ``rows``: nearest theme id (by centroid), their neighbourhood score for it (the
+    mean cosine to its ``k`` most similar members; -inf where the centroid count already fails or
+    it has no members), and whether that theme explains them."""
     if len(rows) == 0 or len(cal.ids) == 0:
-        return np.full(len(rows), -1), np.zeros(len(rows), np.float32), np.zeros(len(rows), bool)
+        return np.full(len(rows), -1), np.full(len(rows), -np.inf, np.float32), np.zeros(len(rows), bool)
     vectors = embeddings[rows]
     sims = vectors @ centroids.T
     column = sims.argmax(axis=1)
-    best = sims[np.arange(len(rows)), column]
-    ok = best >= cal.centroid[column]
+    ok = sims[np.arange(len(rows)), column] >= cal.centroid[column]
+    score = np.full(len(rows), -np.inf, np.float32)
     for j in np.unique(column[ok]):
         t = int(cal.ids[j])
         mine = np.flatnonzero(ok & (column == j))
@@ -174,9 +176,9 @@ def explained(embeddings: np.ndarray, rows: np.ndarray, cal: Calibration, centro
         if len(member_rows) == 0:
             ok[mine] = False
             continue
-        around = top_k_mean(vectors[mine] @ embeddings[member_rows].T, rules.k)
-        ok[mine] = around >= cal.neighbourhood[j]
-    return cal.ids[column], best.astype(np.float32), ok
+        score[mine] = top_k_mean(vectors[mine] @ embeddings[member_rows].T, rules.k)
+        ok[mine] = score[mine] >= cal.neighbourhood[j]
+    return cal.ids[column], score, ok
 
 
 def nearest_among(embeddings: np.ndarray, rows: np.ndarray, reference: np.ndarray, k: int, *,
@@ -232,10 +234,12 @@ def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndar
     return out
 
 
-def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, ok: np.ndarray, cal: Calibration,
-                 centroids: np.ndarray, young: set[int], rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """For papers ``rows`` with their nearest theme ``near`` (by centroid) and whether they join it
-    (``ok``: it explains them and they are not ``novel``): the theme each joins and whether it joins
+def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, score: np.ndarray, ok: np.ndarray,
+                 cal: Calibration, centroids: np.ndarray, young: set[int], rules: Rules,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """For papers ``rows`` with their nearest theme ``near`` (by centroid), their neighbourhood
+    score for it and whether they join it (``explained``'s answers; ``ok``: it explains them and
+    they are not ``novel``): the theme each joins and whether it joins
     one, when **young** themes (born within the window) are weighed too. A young theme that explains
     a paper (``explained``'s two counts, against that theme alone) takes it when its members lie at
     least as near the paper as those of the theme it would otherwise join (the mean cosine to the
@@ -249,11 +253,7 @@ def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, ok:
     if not len(rows) or not young:
         return near, ok
     vectors = embeddings[rows]
-    best = np.full(len(rows), -np.inf)  # neighbourhood score of the theme each paper joins so far
-    for t in np.unique(near[ok]).tolist():
-        mine = np.flatnonzero(ok & (near == t))
-        if len(cal.members[t]):
-            best[mine] = top_k_mean(vectors[mine] @ embeddings[cal.members[t]].T, rules.k)
+    best = np.where(ok, score, -np.inf)  # neighbourhood score of the theme each paper joins so far
     index = {t: j for j, t in enumerate(cal.ids.tolist())}
     for t in sorted(young):
         j = index.get(t)

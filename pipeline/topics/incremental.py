@@ -91,11 +91,11 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     cal = emerge.calibrate(embeddings, topics, state.ids, state.centroids, rules, seed=cfg.seed)
     # new papers, and recent papers still waiting in the pool, are tested against today's themes
     test = np.flatnonzero((~known | (topics == -1)) & recent)
-    near, _, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
+    near, score, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
     young = {t for t, week in state.born.items() if week >= start}
     if cfg.emerge_join_young and young:
-        near, ok = emerge.nearer_young(embeddings, test, near, ok, cal, state.centroids, young, rules)
+        near, ok = emerge.nearer_young(embeddings, test, near, score, ok, cal, state.centroids, young, rules)
         unexplained = ~ok
         ok[unexplained] = emerge.joins_young(embeddings, test[unexplained], near[unexplained], topics, young, rules)
     topics[test[ok]] = near[ok]

@@ -324,24 +324,25 @@ def test_a_young_theme_takes_a_paper_whose_nearest_members_are_its_though_an_old
                              members={0: np.arange(40), 7: np.arange(40, 50)}, cohesion=np.ones(2),
                              nearest_theme=np.zeros(2))
     rules = emerge.Rules()
-    near, _, ok = emerge.explained(embeddings, rows, cal, centroids, rules)
+    near, score, ok = emerge.explained(embeddings, rows, cal, centroids, rules)
     assert near.tolist() == [0, 0] and ok.all()  # by centroid, both papers are the old theme's
     around_old = emerge.top_k_mean(embeddings[rows] @ embeddings[:40].T, rules.k)
     around_young = emerge.top_k_mean(embeddings[rows] @ embeddings[40:50].T, rules.k)
+    assert score.tolist() == pytest.approx(around_old.tolist())  # explained gives the neighbourhood score
     assert around_young[0] > around_old[0] and around_young[1] < around_old[1]
-    joined, explained_now = emerge.nearer_young(embeddings, rows, near, ok, cal, centroids, {7}, rules)
+    joined, explained_now = emerge.nearer_young(embeddings, rows, near, score, ok, cal, centroids, {7}, rules)
     assert joined.tolist() == [7, 0] and explained_now.all()
     # no young theme, or one that does not explain the paper (its neighbourhood threshold not met): unchanged
-    assert emerge.nearer_young(embeddings, rows, near, ok, cal, centroids, set(), rules)[0].tolist() == [0, 0]
+    assert emerge.nearer_young(embeddings, rows, near, score, ok, cal, centroids, set(), rules)[0].tolist() == [0, 0]
     strict = dataclasses.replace(cal, neighbourhood=np.array([-1.0, 0.999]))
-    assert emerge.nearer_young(embeddings, rows, near, ok, strict, centroids, {7}, rules)[0].tolist() == [0, 0]
+    assert emerge.nearer_young(embeddings, rows, near, score, ok, strict, centroids, {7}, rules)[0].tolist() == [0, 0]
     # a young theme's centroid count must hold too
     far = dataclasses.replace(cal, centroid=np.array([-1.0, 0.999]))
-    assert emerge.nearer_young(embeddings, rows, near, ok, far, centroids, {7}, rules)[0].tolist() == [0, 0]
+    assert emerge.nearer_young(embeddings, rows, near, score, ok, far, centroids, {7}, rules)[0].tolist() == [0, 0]
     # a paper held back from its old theme (not explained, or novel) joins a young theme that explains
     # it, even where the old theme's members lie nearer
     held = np.array([True, False])
-    joined, explained_now = emerge.nearer_young(embeddings, rows, near, held, cal, centroids, {7}, rules)
+    joined, explained_now = emerge.nearer_young(embeddings, rows, near, score, held, cal, centroids, {7}, rules)
     assert joined.tolist() == [7, 7] and explained_now.tolist() == [True, True]
 
 
@@ -359,8 +360,8 @@ def test_between_two_young_themes_the_one_whose_members_lie_nearer_takes_the_pap
     scores = [emerge.top_k_mean((paper @ m.T)[None, :], rules.k)[0] for m in members]
     assert scores[1] > scores[2] > scores[0]  # both young themes beat the old one; 7 beats 9
     for young in ({7, 9}, {9, 7}):
-        joined, _ = emerge.nearer_young(embeddings, np.array([30]), np.array([0]), np.array([True]), cal, centroids,
-                                        young, rules)
+        joined, _ = emerge.nearer_young(embeddings, np.array([30]), np.array([0]), np.array([scores[0]]),
+                                        np.array([True]), cal, centroids, young, rules)
         assert joined.tolist() == [7]
 
 
