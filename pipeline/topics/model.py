@@ -368,7 +368,8 @@ class ThemeModel:
     def _name(self) -> None:
         """Labels, descriptions, label support and faithfulness of the placed themes (``label.py``)."""
         named = name_groups(self._docs, self._titles, self.topics_, self.topic_ids_.tolist(), self.centroids_,
-                            self._names.stop, embed=self._embed, corpus=self._names)
+                            self._names.stop, embed=self._embed, corpus=self._names,
+                            floor=self.cfg.min_label_support)
         self.labels_ = {t: named[t].label for t in named}
         self.descriptions_ = {t: named[t].description for t in named}
         self.label_support_ = {t: named[t].support for t in named}

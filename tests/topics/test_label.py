@@ -253,3 +253,85 @@ def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
     assert not {"fl", "pfl", "federated learning"} & {p.lower() for p in shown.split(" · ")[1:]}
     without = _description(candidates, chosen, texts, "x", corpus.doc_index.expand)  # the label's words as chosen
     assert {"fl", "federated learning"} & {p.lower() for p in without.split(" · ")}
+
+
+def test_a_label_takes_the_acronym_where_the_papers_write_it():
+    from pipeline.topics.label import Corpus, abbreviated
+
+    gpu = ["Graphics processing units (GPUs) run kernels.", "Graphics processing units (GPUs) again."]
+    gpu += [f"Kernels on GPUs {i}. We tune GPUs and GPU memory." for i in range(6)]
+    corpus = Corpus(gpu, gpu, STOP)
+    rows = set(range(len(gpu)))
+    assert abbreviated("graphics processing units", rows, corpus) == "GPUs"  # 8 of 8 write GPU, 2 the words
+    mixed = ["Question answering (QA) one.", "Question answering (QA) two.", "Question answering three.",
+             "question answering four.", "QA five."]
+    corpus = Corpus(mixed, mixed, STOP)
+    # 3 of 5 write QA, 4 of 5 the words: the words stay
+    assert abbreviated("question answering", set(range(5)), corpus) == "question answering"
+    assert abbreviated("question answering", {0, 1, 4}, corpus) == "QA"  # 3 against 2: 1.5 times as many
+    assert abbreviated("question answering", {0, 1, 2, 4}, corpus) == "question answering"  # 3 against 3
+
+
+def test_an_acronym_replaces_all_but_one_of_its_words_only_ending_on_its_last_letter():
+    from pipeline.topics.label import Corpus, abbreviated
+
+    texts = ["Unmanned aerial vehicles (UAVs) fly.", "Unmanned aerial vehicles (UAVs) land."]
+    texts += [f"UAVs {i}. The UAVs swarm." for i in range(6)]
+    texts += ["Natural language processing (NLP) tasks.", "Natural language processing (NLP) again."]
+    texts += [f"NLP {i}. Natural language interfaces in NLP." for i in range(6)]
+    texts += ["Mixture-of-experts (MoE) serving.", "Mixture-of-experts (MoE) layers."]
+    texts += [f"MoE serving {i}. Fast MoE serving." for i in range(6)]
+    corpus = Corpus(texts, texts, STOP)
+    assert abbreviated("aerial vehicles", set(range(8)), corpus) == "UAVs"  # plural, as the papers write it
+    assert abbreviated("natural language", set(range(8, 16)), corpus) == "natural language"  # NLP is processing
+    assert abbreviated("language processing", set(range(8, 16)), corpus) == "NLP"
+    assert abbreviated("mixture-of-experts serving", set(range(16, 24)), corpus) == "MoE serving"  # not "MoEs"
+
+
+def test_an_acronym_and_its_plural_are_one_word():
+    from pipeline.topics.label import singular
+
+    assert [singular(w) for w in ("GPUs", "CPUs", "MCUs", "LLMs", "systems")] == ["gpu", "cpu", "mcu", "llm", "system"]
+    assert [singular(w) for w in ("corpus", "virus", "bus", "plus", "thus", "status")] == \
+        ["corpus", "virus", "bus", "plus", "thus", "status"]
+    index = WordIndex(["Kernels on GPUs.", "A GPU kernel."], aliases=False)
+    assert index.having(content_words("GPU kernels", STOP)) == {0, 1}
+
+
+def test_a_hyphenated_word_writes_its_parts():
+    index = WordIndex(["A KV-cache eviction policy.", "KV cache eviction.", "Cache eviction alone."])
+    assert index.having(frozenset({"kv", "cache", "eviction"})) == {0, 1}
+    assert index.having(frozenset({"kv", "cache"}), literal=True) == {0, 1}
+    assert index.having(frozenset({"kv-cache"})) == {0}  # the compound still needs the compound
+
+
+def test_named_groups_use_the_acronym_form():
+    gpu = [f"GPUs at scale {i}. Graphics processing units (GPUs) are fast." for i in range(2)]
+    gpu += [f"GPUs at scale {i}. We run jobs on GPUs." for i in range(2, 10)]
+    fl = [f"Federated learning {i}. Clients train with federated learning." for i in range(10)]
+    texts = gpu + fl
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(10, 10), [0, 1], np.eye(2), STOP)
+    assert named[0].label == "GPUs" and named[0].support == 1.0  # the words: 2 of 10 papers
+    assert named[0].description.startswith("GPUs")
+    m = label_measures({t: n.label for t, n in named.items()}, groups_of(10, 10), texts, np.eye(2), [0, 1], stop=STOP)
+    assert m["label_support_strict_min"] == 1.0
+
+
+def test_the_floor_demotes_a_phrase_too_few_papers_write_word_for_word():
+    from pipeline.topics.label import Corpus
+
+    # "RL training" scores best: every paper says reinforcement learning (= RL) and training; but only
+    # two of ten write "RL" itself, under a floor of 0.3
+    rl = [f"RL training {i}. Reinforcement learning (RL) training is studied; RL training scales." for i in range(2)]
+    rl += [f"Reinforcement learning {i}. Agents learn by reinforcement learning; training uses rewards."
+           for i in range(2, 10)]
+    robots = [f"Reinforcement learning for robots {i}. Robots use reinforcement learning for control." for i in range(20)]
+    texts = rl + robots
+    titles = [t.split(". ")[0] for t in texts]
+    corpus = Corpus(texts, titles, STOP)
+    plain = name_groups(texts, titles, groups_of(10, 20), [0, 1], np.eye(2), STOP, corpus=corpus)
+    floored = name_groups(texts, titles, groups_of(10, 20), [0, 1], np.eye(2), STOP, corpus=corpus, floor=0.3)
+    assert plain[0].label == "RL training"
+    assert floored[0].label != "RL training"
+    m = label_measures({0: floored[0].label, 1: floored[1].label}, groups_of(10, 20), texts, np.eye(2), [0, 1], stop=STOP)
+    assert m["label_support_strict_min"] >= 0.3
