@@ -49,8 +49,10 @@ def singular(word: str) -> str:
     """A crude singular, enough to count "vehicle" and "vehicles" (or "systems", "GPU" and "GPUs") as
     one word."""
     word = word.lower()
-    if 4 <= len(word) <= 5 and word.endswith("us") and not set(word[:-2]) & VOWELS and word not in ("plus", "thus"):
-        return word[:-1]  # an acronym's plural: "GPUs", "MCUs" (not "corpus", "virus")
+    if 3 <= len(word) <= 5 and word.endswith("s") and word not in ("plus", "thus"):
+        stem = word[:-1]  # an acronym's plural: "DTs", "VMs", "GPUs", "MCUs" (not "bus", "corpus", "virus")
+        if not set(stem[:-1] if len(stem) >= 3 and stem.endswith("u") else stem) & VOWELS:
+            return stem
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
@@ -520,7 +522,9 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
     the content words of the label as grown ("personalized federated" grown to "personalized
     federated learning" says FL too)."""
     chosen = [label] if label is not None else []
-    words = [expand(label.words | label_words)] if label is not None else []
+    # the label's words, hyphenated ones in parts too ("Edge-cloud continuum" says edge and cloud)
+    parts = {singular(w) for word in label.words | label_words for w in _with_parts(word)} if label is not None else set()
+    words = [expand(label.words | label_words | parts)] if label is not None else []
     shown = [written or written_case(label.phrase, sample)] if label is not None else []
     for c in sorted(candidates, key=lambda c: (-c.support * c.precision, c.phrase)):
         if len(chosen) >= DESCRIPTION_PHRASES:

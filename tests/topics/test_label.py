@@ -183,7 +183,7 @@ def test_an_acronym_defined_once_or_with_two_meanings_is_not_merged():
     assert acronyms(texts) == {}  # KV once; TTS half one meaning, half another
     assert acronyms(["Broken line- (BL) here.", "Also broken line - (BL).", "x -  (AB)", "(CD) first"]) == \
         {"BL": [frozenset({"broken", "line"})]}
-    assert WordIndex(texts).having(frozenset({"tts"})) == {1, 2, 3, 4, 5}  # only where written
+    assert WordIndex(texts).having(content_words("TTS", STOP)) == {1, 2, 3, 4, 5}  # only where written
 
 
 def test_label_support_counts_the_acronym_as_its_words_and_strict_support_does_not():
@@ -291,7 +291,8 @@ def test_an_acronym_replaces_all_but_one_of_its_words_only_ending_on_its_last_le
 def test_an_acronym_and_its_plural_are_one_word():
     from pipeline.topics.label import singular
 
-    assert [singular(w) for w in ("GPUs", "CPUs", "MCUs", "LLMs", "systems")] == ["gpu", "cpu", "mcu", "llm", "system"]
+    assert [singular(w) for w in ("GPUs", "CPUs", "MCUs", "LLMs", "DTs", "systems")] == \
+        ["gpu", "cpu", "mcu", "llm", "dt", "system"]
     assert [singular(w) for w in ("corpus", "virus", "bus", "plus", "thus", "status")] == \
         ["corpus", "virus", "bus", "plus", "thus", "status"]
     index = WordIndex(["Kernels on GPUs.", "A GPU kernel."], aliases=False)
@@ -335,3 +336,11 @@ def test_the_floor_demotes_a_phrase_too_few_papers_write_word_for_word():
     assert floored[0].label != "RL training"
     m = label_measures({0: floored[0].label, 1: floored[1].label}, groups_of(10, 20), texts, np.eye(2), [0, 1], stop=STOP)
     assert m["label_support_strict_min"] >= 0.3
+
+
+def test_a_description_does_not_list_the_parts_of_a_hyphenated_label_word():
+    texts = [f"Edge-cloud continuum {i}. The edge-cloud continuum spans edge and cloud, with orchestration." for i in range(8)]
+    texts += [f"Federated learning {i}. Clients train with federated learning." for i in range(8)]
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 8), [0, 1], np.eye(2), STOP)
+    assert named[0].label == "Edge-cloud continuum"
+    assert not {"edge", "cloud"} & {p.lower() for p in named[0].description.split(" · ")}
