@@ -222,7 +222,8 @@ def _name_theme(state: State, t: int, rows: np.ndarray, topics: np.ndarray, text
     stop = frozenset(stop_words(cfg.stop_words))
     others = {u: label for u, label in state.labels.items() if u != t}
     taken = {content_words(label, stop) for label in others.values()}
-    named = name_groups(sub_texts, sub_titles, sub_groups, ids, centroids, stop, embed=embed, order=[t], taken=taken)[t]
+    named = name_groups(sub_texts, sub_titles, sub_groups, ids, centroids, stop, embed=embed, order=[t], taken=taken,
+                        floor=cfg.min_label_support)[t]
     words = ctfidf_words(sub_texts, sub_groups, cfg)
     words = rerank_by_coverage({t: words.get(t, [])}, sub_texts, sub_groups, cfg)[t]
     label = unique_label(named.label, words, set(others.values()), t)

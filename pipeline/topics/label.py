@@ -285,10 +285,10 @@ ABBREVIATE = 1.25  # an acronym replaces its words in a label when this many tim
 
 def _short_forms(phrase: str, corpus: Corpus) -> list[tuple[str, str, bool]]:
     """The phrase with one acronym written in place of the words it stands for, each way the texts
-    define one: all of them ("graphics processing units" -> "GPU") or all but one of two or more,
+    define one: all of them ("graphics processing units" -> "GPU") or all but one of three or more,
     ending on the word of the acronym's last letter ("aerial vehicles" -> "UAV", "language
-    processing" -> "NLP"; not "natural language"). Each with the acronym and whether the words
-    replaced end in a plural ("units", not "mixture-of-experts")."""
+    processing" -> "NLP"; not "natural language"). Each with the acronym, whether the words
+    replaced end in a plural ("units", not "mixture-of-experts") and whether they were all of them."""
     tokens = phrase.split(" ")
     keys = [singular(t) for t in tokens]
     out = []
@@ -302,7 +302,7 @@ def _short_forms(phrase: str, corpus: Corpus) -> list[tuple[str, str, bool]]:
                     continue  # "natural language" is not what NLP stands for
                 last = tokens[i + n - 1].lower()
                 plural = "-" not in last and keys[i + n - 1] != last
-                out.append((" ".join([*tokens[:i], acronym, *tokens[i + n :]]), acronym, plural))
+                out.append((" ".join([*tokens[:i], acronym, *tokens[i + n :]]), acronym, plural, n == len(form)))
     return out
 
 
@@ -311,21 +311,23 @@ def written_share(phrase: str, rows: set[int], corpus: Corpus) -> float:
     words apart), in its own form or with an acronym in place of its words, whichever more write."""
     index, stop = corpus.doc_index, corpus.stop
     return max(index.share(content_words(form, stop), rows, literal=True)
-               for form in [phrase, *(f for f, _, _ in _short_forms(phrase, corpus))])
+               for form in [phrase, *(f for f, *_ in _short_forms(phrase, corpus))])
 
 
 def abbreviated(phrase: str, rows: set[int], corpus: Corpus) -> str:
     """The phrase as the group's papers (``rows``) write it: "Graphics processing units" becomes "GPUs"
     and "Magnetic resonance imaging" "MRI" when at least ``ABBREVIATE`` times as many of the papers
     write the acronym form, word for word (``WordIndex.share`` with ``literal``), as write the
-    phrase; "Question answering" stays when "QA" is only a little more common. A plural stays
+    phrase; "Question answering" stays when "QA" is only a little more common. A phrase that holds
+    all but one of an acronym's words ("aerial vehicles", a part of "unmanned aerial vehicles")
+    takes the acronym where more of the papers write it than write the phrase. A plural stays
     plural ("GPUs") where the papers write the acronym's plural at least as often as its singular."""
     index, stop = corpus.doc_index, corpus.stop
     best, best_share = phrase, index.share(content_words(phrase, stop), rows, literal=True)
-    bar, found = ABBREVIATE * best_share, None
-    for form, acronym, plural in _short_forms(phrase, corpus):
+    phrase_share, found = best_share, None
+    for form, acronym, plural, whole in _short_forms(phrase, corpus):
         share = index.share(content_words(form, stop), rows, literal=True)
-        if share >= bar and share > best_share and share > 0:
+        if share >= (ABBREVIATE * phrase_share if whole else phrase_share) and share > best_share:
             best, best_share, found = form, share, (acronym, plural)
     if found is not None and found[1]:
         acronym = found[0]

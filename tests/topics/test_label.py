@@ -286,6 +286,13 @@ def test_an_acronym_replaces_all_but_one_of_its_words_only_ending_on_its_last_le
     assert abbreviated("natural language", set(range(8, 16)), corpus) == "natural language"  # NLP is processing
     assert abbreviated("language processing", set(range(8, 16)), corpus) == "NLP"
     assert abbreviated("mixture-of-experts serving", set(range(16, 24)), corpus) == "MoE serving"  # not "MoEs"
+    # a part of what UAV stands for takes the acronym where more papers write it, the whole where 1.25
+    # times as many do: 6 papers write UAV, 5 the words
+    both = [f"Unmanned aerial vehicles (UAVs) {i}." for i in range(5)] + ["UAVs fly."]
+    corpus = Corpus(both, both, STOP)
+    assert abbreviated("aerial vehicles", set(range(6)), corpus) == "UAVs"
+    assert abbreviated("unmanned aerial vehicles", set(range(6)), corpus) == "unmanned aerial vehicles"
+    assert abbreviated("aerial vehicles", set(range(5)), corpus) == "aerial vehicles"  # 5 against 5
 
 
 def test_an_acronym_and_its_plural_are_one_word():
