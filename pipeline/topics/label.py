@@ -11,9 +11,12 @@ A label is a 2-4-word phrase that the theme's papers write, chosen for three thi
   phrase takes its best-scoring one (and ``ThemeModel`` then merges it into a neighbour).
 
 Labels are distinct across themes (no two share the same set of content words), written as most
-papers write them ("MoE serving", "KV cache", "FPGA accelerators"), and grown by a word that the
-papers nearly always add ("LiDAR point" -> "LiDAR point clouds"). Each theme also gets a description
-line of its strongest phrases ("MoE serving · expert parallelism · all-to-all").
+papers write them ("MoE serving", "KV cache", "FPGA accelerators"), an acronym in place of its words
+where clearly more of the theme's papers write it ("Graphics processing units" -> "GPUs",
+``abbreviated``), and grown by a word that the papers nearly always add ("LiDAR point" -> "LiDAR
+point clouds"). With a ``floor``, a phrase that too few of the papers write word for word gives way
+to one that more write. Each theme also gets a description line of its strongest phrases ("MoE
+serving · expert parallelism · all-to-all").
 
 The same functions name areas (groups of themes): the groups are then the areas, and their centroids
 the areas' centroids.
@@ -42,26 +45,28 @@ DESCRIPTION_PHRASES = 4
 PRIOR = 3  # papers added to every phrase's count outside the group: a phrase only 2 papers write is not distinctive
 
 
-VOWELS = frozenset("aeiouy")
-
-
 def singular(word: str) -> str:
-    """A crude singular, enough to count "vehicle" and "vehicles" (or "systems", "GPU" and "GPUs") as
-    one word."""
+    """A crude singular, enough to count "vehicle" and "vehicles" (or "systems") as one word."""
     word = word.lower()
-    if 3 <= len(word) <= 5 and word.endswith("s") and word not in ("plus", "thus"):
-        stem = word[:-1]  # an acronym's plural: "DTs", "VMs", "GPUs", "MCUs" (not "bus", "corpus", "virus")
-        if not set(stem[:-1] if len(stem) >= 3 and stem.endswith("u") else stem) & VOWELS:
-            return stem
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
 
 
+# an acronym's plural as written: "GPUs", "VMs", "LLMs" (not "GPS", "DNS", "Ads")
+ACRONYM_PLURAL = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z]s")
+
+
+def word_of(token: str) -> str:
+    """The word a token as written counts as: ``singular``, and an acronym's plural is the acronym
+    ("GPUs" and "GPU" are one word, "DTs" and "DT"; "GPS" stays "gps")."""
+    return token[:-1].lower() if ACRONYM_PLURAL.fullmatch(token) else singular(token)
+
+
 def content_words(phrase: str, stop: frozenset[str]) -> frozenset[str]:
-    """The words of a phrase that a paper must contain for the phrase to describe it (singular, lower
-    case, stop words dropped; a hyphenated word such as "test-time" is one word)."""
-    return frozenset(singular(t) for t in TOKEN_RE.findall(phrase.lower()) if t not in stop)
+    """The words of a phrase that a paper must contain for the phrase to describe it (``word_of``
+    each: singular, lower case; stop words dropped; a hyphenated word such as "test-time" is one word)."""
+    return frozenset(word_of(t) for t in TOKEN_RE.findall(phrase) if t.lower() not in stop)
 
 
 def support(words: frozenset[str], docs: Sequence[set[str]]) -> float:
@@ -124,10 +129,23 @@ def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
     return out
 
 
-def _with_parts(token: str) -> list[str]:
-    """The token and, when hyphenated, each of its parts of two or more characters ("kv-cache": "kv",
-    "cache"; "x-ray": "ray")."""
-    return [token, *(p for p in token.split("-") if len(p) > 1)] if "-" in token else [token]
+# a word after these is not what the hyphenated word says: "non-convex" is not "convex"
+PREFIXES = frozenset({"non", "semi", "self", "un", "anti", "pre", "post", "co", "sub", "de", "re", "pseudo", "quasi"})
+
+
+def _parts(token: str) -> list[str]:
+    """The two parts of a word of two joined by a hyphen ("KV-cache": "KV", "cache"; "GPU-based",
+    "multi-GPU"), none for others ("X-ray", "non-convex", "state-of-the-art")."""
+    parts = token.split("-")
+    if len(parts) != 2 or min(len(p) for p in parts) < 2 or parts[0].lower() in PREFIXES:
+        return []
+    return parts
+
+
+def _words_of(token: str) -> set[str]:
+    """What a text that writes ``token`` contains: its word (``word_of``) and its plain singular
+    ("GPUs": "gpu" and "gpus"), and those of its parts (``_parts``)."""
+    return {f(t) for t in [token, *_parts(token)] for f in (word_of, singular)}
 
 
 class WordIndex:
@@ -142,10 +160,11 @@ class WordIndex:
     def __init__(self, texts: Sequence[str], aliases: bool | dict[str, list[frozenset[str]]] = True) -> None:
         written = [TOKEN_RE.findall(text) for text in texts]
         # a hyphenated word contains its parts too: "KV-cache" writes "KV cache", "GPU-based" writes GPU
-        self.sets = [{singular(w) for t in tokens for w in _with_parts(t.lower())} for tokens in written]
+        self.sets = [set().union(*map(_words_of, tokens)) for tokens in written]
         # the acronyms these texts define, or those given (titles take their abstracts')
         self.aliases = aliases if isinstance(aliases, dict) else acronyms(texts) if aliases else {}
         self._classes: list[tuple[list[frozenset[str]], frozenset[str]]] = []  # (ways of writing it, all its words)
+        self._forms: list[list[frozenset[str]]] = []  # each class's spelled-out forms
         self._class_of: dict[str, list[int]] = {}  # word -> the classes a way of writing uses it in
         self.postings: dict[str, set[int]] = {}
         self._literal: dict[str, set[int]] = {}
@@ -158,21 +177,27 @@ class WordIndex:
         for i, tokens in enumerate(written):
             for t in tokens:
                 as_written.setdefault(t, set()).add(i)
-                if "-" in t:  # "MoE-based" writes MoE
-                    as_written.setdefault(t.split("-", 1)[0], set()).add(i)
+                for part in {t.split("-", 1)[0], *_parts(t)} if "-" in t else ():  # "MoE-based", "multi-GPU"
+                    as_written.setdefault(part, set()).add(i)
         # which texts write each acronym, either way, from the texts' own words (before any is added,
         # so that the result does not depend on the order of the acronyms)
         found = []
+        plain = {t.lower() for t in as_written if not ACRONYM_PLURAL.fullmatch(t)}  # words not written as a plural
         for acronym, forms in self.aliases.items():
-            key = singular(acronym.lower())
+            key = word_of(acronym)
+            # the acronym, and its plural in lower case as candidate phrases write it ("gpus", "dts"), where
+            # that is no word of its own ("llms" is "llm") nor an acronym in capitals ("GPS" beside "GPs")
+            plural = key + "s"
+            keys = [frozenset({key}), *([frozenset({plural})] if singular(plural) != key and plural not in plain else [])]
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
-            found.append((key, forms, rows.union(*(self.having(form) for form in forms))))
+            found.append((keys, forms, rows.union(*(self.having(form) for form in forms))))
         # which texts write each word of an acronym's class as such (``having(..., literal=True)``)
-        self._literal = {w: set(self.postings.get(w, ())) for key, forms, _ in found for w in {key}.union(*forms)}
-        for key, forms, rows in found:
-            words = frozenset({key}).union(*forms)
-            self._classes.append(([frozenset({key}), *forms], words))
-            for form in (frozenset({key}), *forms):
+        self._literal = {w: set(self.postings.get(w, ())) for keys, forms, _ in found for w in frozenset().union(*keys, *forms)}
+        for keys, forms, rows in found:
+            words = frozenset().union(*keys, *forms)
+            self._classes.append(([*keys, *forms], words))
+            self._forms.append(list(forms))
+            for form in (*keys, *forms):
                 for w in form:
                     self._class_of.setdefault(w, []).append(len(self._classes) - 1)
             for i in rows:
@@ -195,9 +220,9 @@ class WordIndex:
         """The acronyms (as written) that a spelled-out form of shares a word with ``words``, each
         with that form: {"graphic", "processing", "unit", "memory"} gives [("GPU", {"graphic",
         "processing", "unit"})]."""
-        acronyms = list(self.aliases)
+        written = list(self.aliases)
         found = {c for w in words for c in self._class_of.get(w, ())}
-        return [(acronyms[c], form) for c in sorted(found) for form in self._classes[c][0][1:] if form & words]
+        return [(written[c], form) for c in sorted(found) for form in self._forms[c] if form & words]
 
     def having(self, words: frozenset[str], literal: bool = False) -> set[int]:
         """The texts containing every one of ``words``. ``literal``: with an acronym and its words
@@ -283,58 +308,80 @@ def written_case(phrase: str, texts: Sequence[str]) -> str:
 ABBREVIATE = 1.25  # an acronym replaces its words in a label when this many times as many papers write it
 
 
-def _short_forms(phrase: str, corpus: Corpus) -> list[tuple[str, str, bool]]:
+def _short_forms(phrase: str, corpus: Corpus, texts: Sequence[str]) -> list[tuple[str, str, str, bool, bool]]:
     """The phrase with one acronym written in place of the words it stands for, each way the texts
-    define one: all of them ("graphics processing units" -> "GPU") or all but one of three or more,
-    ending on the word of the acronym's last letter ("aerial vehicles" -> "UAV", "language
-    processing" -> "NLP"; not "natural language"). Each with the acronym, whether the words
-    replaced end in a plural ("units", not "mixture-of-experts") and whether they were all of them."""
+    define one: all of them ("graphics processing units" -> "GPU"), or all but the first of three or
+    more, when they begin the phrase, the word left out begins with the acronym's first letter and
+    the ``texts`` mostly write it right before them ("aerial vehicles" -> "UAV" where most say
+    "unmanned aerial vehicles"; not "unmanned vehicles", "natural language" or "deep learning" ->
+    "DRL"). An acronym that is a stop word ("CAN", "IT") is left out. Each as (the words before,
+    the acronym, the words after, whether the words replaced end in a plural -- "units", not
+    "mixture-of-experts" -- and whether they were all of them)."""
     tokens = phrase.split(" ")
-    keys = [singular(t) for t in tokens]
+    keys = [word_of(t) for t in tokens]
     out = []
     for acronym, form in corpus.doc_index.spelled_out(frozenset(keys)):
-        for n in {len(form), len(form) - 1} - {0} if len(form) > 2 else {len(form)}:
-            for i in range(len(tokens) - n + 1):
+        if acronym.lower() in corpus.stop:
+            continue
+        for n in {len(form), len(form) - 1} if len(form) > 2 else {len(form)}:
+            for i in range(len(tokens) - n + 1) if n == len(form) else (0,):
                 run, rest = set(keys[i : i + n]), keys[:i] + keys[i + n :]
                 if len(run) != n or not run <= form or form & set(rest):  # a word of it left over
                     continue
-                if n < len(form) and not keys[i + n - 1].startswith(acronym[-1].lower()):
-                    continue  # "natural language" is not what NLP stands for
-                last = tokens[i + n - 1].lower()
-                plural = "-" not in last and keys[i + n - 1] != last
-                out.append((" ".join([*tokens[:i], acronym, *tokens[i + n :]]), acronym, plural, n == len(form)))
+                if n < len(form) and not _mostly_after(next(iter(form - run)), tokens[:n], acronym, texts):
+                    continue
+                last = tokens[i + n - 1]
+                plural = "-" not in last and singular(last) != last.lower()
+                out.append((" ".join(tokens[:i]), acronym, " ".join(tokens[i + n :]), plural, n == len(form)))
     return out
 
 
-def written_share(phrase: str, rows: set[int], corpus: Corpus) -> float:
-    """Share of the papers ``rows`` that write every content word of the phrase as such (acronym and
-    words apart), in its own form or with an acronym in place of its words, whichever more write."""
-    index, stop = corpus.doc_index, corpus.stop
-    return max(index.share(content_words(form, stop), rows, literal=True)
-               for form in [phrase, *(f for f, *_ in _short_forms(phrase, corpus))])
+def _mostly_after(word: str, run: list[str], acronym: str, texts: Sequence[str]) -> bool:
+    """Whether ``word`` begins with the acronym's first letter and the texts write it right before
+    the words ``run`` in at least 60 % of the places they write those ("unmanned" before "aerial
+    vehicles")."""
+    if not word.startswith(acronym[0].lower()):
+        return False
+    body = r"[\s-]+".join(map(re.escape, run))
+    joined = "\n".join(texts)
+    hits = len(re.findall(rf"\b{body}\b", joined, re.IGNORECASE))
+    before = len(re.findall(rf"\b{re.escape(word)}\w*[\s-]+{body}\b", joined, re.IGNORECASE))
+    return hits > 0 and before >= 0.6 * hits
+
+
+def _joined(before: str, acronym: str, after: str) -> str:
+    return " ".join(p for p in (before, acronym, after) if p)
 
 
 def abbreviated(phrase: str, rows: set[int], corpus: Corpus) -> str:
     """The phrase as the group's papers (``rows``) write it: "Graphics processing units" becomes "GPUs"
     and "Magnetic resonance imaging" "MRI" when at least ``ABBREVIATE`` times as many of the papers
     write the acronym form, word for word (``WordIndex.share`` with ``literal``), as write the
-    phrase; "Question answering" stays when "QA" is only a little more common. A phrase that holds
-    all but one of an acronym's words ("aerial vehicles", a part of "unmanned aerial vehicles")
+    phrase; "Question answering" stays when "QA" is only a little more common. A phrase that is
+    all but the first of an acronym's words ("aerial vehicles", of "unmanned aerial vehicles")
     takes the acronym where more of the papers write it than write the phrase. A plural stays
-    plural ("GPUs") where the papers write the acronym's plural at least as often as its singular."""
+    plural ("GPUs") where the papers write the acronym's plural, at least as often as its singular."""
     index, stop = corpus.doc_index, corpus.stop
+    texts = [corpus.texts[i] for i in sorted(rows)]
     best, best_share = phrase, index.share(content_words(phrase, stop), rows, literal=True)
-    phrase_share, found = best_share, None
-    for form, acronym, plural, whole in _short_forms(phrase, corpus):
+    phrase_share = best_share
+    for before, acronym, after, plural, whole in _short_forms(phrase, corpus, texts[:400]):
+        form = _joined(before, acronym, after)
         share = index.share(content_words(form, stop), rows, literal=True)
         if share >= (ABBREVIATE * phrase_share if whole else phrase_share) and share > best_share:
-            best, best_share, found = form, share, (acronym, plural)
-    if found is not None and found[1]:
-        acronym = found[0]
-        joined = "\n".join(corpus.texts[i] for i in sorted(rows))
-        if len(re.findall(rf"\b{re.escape(acronym)}s\b", joined)) >= len(re.findall(rf"\b{re.escape(acronym)}\b", joined)):
-            best = re.sub(rf"\b{re.escape(acronym)}\b", acronym + "s", best, count=1)
+            best, best_share = form, share
+            if plural:
+                joined = "\n".join(texts)
+                plurals = len(re.findall(rf"\b{re.escape(acronym)}s\b", joined))
+                if plurals and plurals >= len(re.findall(rf"\b{re.escape(acronym)}\b", joined)):
+                    best = _joined(before, acronym + "s", after)
     return best
+
+
+def written_share(phrase: str, rows: set[int], corpus: Corpus) -> float:
+    """Share of the papers ``rows`` that write every content word of the phrase as such (acronym and
+    words apart), as ``abbreviated`` would write it."""
+    return corpus.doc_index.share(content_words(abbreviated(phrase, rows, corpus), corpus.stop), rows, literal=True)
 
 
 def capitalised(label: str) -> str:
@@ -371,7 +418,8 @@ class Corpus:
     """What naming needs of the papers, computed once and reused while themes are merged: the word
     indexes of texts and titles, each text's phrases, the embeddings of phrases already judged, and
     what was worked out for a group of papers named before (``memo``: its candidates, how its label
-    grows and is written, its description), which depends only on the group's papers: a merging
+    grows and is written, its acronym form, how many of its papers write a phrase, its description),
+    which depends only on the group's papers: a merging
     round changes a few themes, and the others are not named again from scratch."""
 
     def __init__(self, texts: Sequence[str], titles: Sequence[str], stop: frozenset[str]) -> None:
@@ -439,7 +487,8 @@ def name_groups(
         usable = [c for c in multiword[t] if same(c.words) not in taken]
         rows = set(members[t].tolist())
         def written_by(phrase: str) -> float:  # noqa: E306 - the share of this group's papers writing it
-            return corpus.remembered(("written share", group[t], phrase), lambda: written_share(phrase, rows, corpus))
+            return corpus.remembered(("written share", group[t], phrase.lower()),
+                                     lambda: written_share(phrase.lower(), rows, corpus))
 
         nearest_own = [c for c in usable if verdict.get(c.phrase, t) == t]
         if floor > 0:  # a phrase that enough of the papers write, in one form or the other, first
@@ -458,23 +507,23 @@ def name_groups(
         grown_words = content_words(grown, stop)
         group_docs = [doc_index.sets[i] for i in members[t]]
         if grown != chosen.phrase and (same(grown_words) in taken or support(grown_words, group_docs) < 0.85 * chosen.support
-                                       or written_by(grown) < floor <= written_by(chosen.phrase)):
+                                       or floor > 0 and written_by(grown) < floor <= written_by(chosen.phrase)):
             grown, grown_words = chosen.phrase, chosen.words
         taken.add(same(grown_words))
         faithful = None if not verdict else verdict.get(chosen.phrase) == t
         written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
-        short = corpus.remembered(("abbreviated", group[t], written),
-                                  lambda: abbreviated(written, set(members[t].tolist()), corpus))
+        short = corpus.remembered(("abbreviated", group[t], written), lambda: abbreviated(written, rows, corpus))
         # the acronym form where it names this theme nearest ("GPUs" beside "GPU clusters"), or where
         # the words do not either
         short_words = same(content_words(short, stop))
         if short != written and (short_words == same(grown_words) or short_words not in taken) and (
-                not verdict or _nearest(corpus, embed, short, centroids, ids) == t
+                not verdict or _nearest(corpus, embed, capitalised(short), centroids, ids) == t
                 or _nearest(corpus, embed, capitalised(written), centroids, ids) != t):
             written = short
             taken.add(short_words)  # "Aerial vehicles" as "UAVs" says what a "UAV" label would
-        description = corpus.remembered(("description", group[t], chosen.phrase, written),
-                                        lambda: _description(candidates[t], chosen, sample, written, same, grown_words))
+        said = grown_words | content_words(written, stop)  # the label's words as chosen and as written
+        description = corpus.remembered(("description", group[t], chosen.phrase, grown, written),
+                                        lambda: _description(candidates[t], chosen, sample, written, same, said))
         out[t] = Named(capitalised(written), description, support(grown_words, group_docs), faithful)
     return out
 
@@ -525,7 +574,7 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
     federated learning" says FL too)."""
     chosen = [label] if label is not None else []
     # the label's words, hyphenated ones in parts too ("Edge-cloud continuum" says edge and cloud)
-    parts = {singular(w) for word in label.words | label_words for w in _with_parts(word)} if label is not None else set()
+    parts = {singular(w) for word in label.words | label_words for w in _parts(word)} if label is not None else set()
     words = [expand(label.words | label_words | parts)] if label is not None else []
     shown = [written or written_case(label.phrase, sample)] if label is not None else []
     for c in sorted(candidates, key=lambda c: (-c.support * c.precision, c.phrase)):

@@ -438,3 +438,20 @@ def test_the_update_offers_a_newborn_theme_its_pool_and_the_papers_it_placed_its
     placed_here = {i for i in range(192, 198) if seen["topics"][i] >= 0}
     assert placed_here and placed_here <= rows  # the usual papers this update placed are
     assert {i for i in range(180, 198) if seen["topics"][i] == -2} <= rows  # and the pool's
+
+
+def test_a_born_theme_is_named_with_the_label_support_floor(store, monkeypatch):
+    import pipeline.topics.label as label_module
+
+    floors = []
+    real = label_module.name_groups
+
+    def spy(*args, **kwargs):
+        floors.append(kwargs.get("floor"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(label_module, "name_groups", spy)
+    group = around(store["rng"], store["centres"][3], 12, spread=0.25)
+    texts = [f"Quantum annealing schedules, paper {i}. Quantum annealing schedules on hardware." for i in range(12)]
+    result, *_ = arrive(store, group, texts, "2025-W05", TopicsConfig(min_label_support=0.3))
+    assert result.state.born == {3: "2025-W05"} and 0.3 in floors

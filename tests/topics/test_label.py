@@ -264,28 +264,38 @@ def test_a_label_takes_the_acronym_where_the_papers_write_it():
     rows = set(range(len(gpu)))
     assert abbreviated("graphics processing units", rows, corpus) == "GPUs"  # 8 of 8 write GPU, 2 the words
     mixed = ["Question answering (QA) one.", "Question answering (QA) two.", "Question answering three.",
-             "question answering four.", "QA five."]
+             "question answering four.", "QA five.", "QA six."]
     corpus = Corpus(mixed, mixed, STOP)
     # 3 of 5 write QA, 4 of 5 the words: the words stay
     assert abbreviated("question answering", set(range(5)), corpus) == "question answering"
     assert abbreviated("question answering", {0, 1, 4}, corpus) == "QA"  # 3 against 2: 1.5 times as many
     assert abbreviated("question answering", {0, 1, 2, 4}, corpus) == "question answering"  # 3 against 3
+    assert abbreviated("question answering", {0, 1, 2, 4, 5}, corpus) == "QA"  # 4 against 3: 1.33 times
 
 
-def test_an_acronym_replaces_all_but_one_of_its_words_only_ending_on_its_last_letter():
+def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_that_word_before():
     from pipeline.topics.label import Corpus, abbreviated
 
     texts = ["Unmanned aerial vehicles (UAVs) fly.", "Unmanned aerial vehicles (UAVs) land."]
     texts += [f"UAVs {i}. The UAVs swarm." for i in range(6)]
     texts += ["Natural language processing (NLP) tasks.", "Natural language processing (NLP) again."]
-    texts += [f"NLP {i}. Natural language interfaces in NLP." for i in range(6)]
-    texts += ["Mixture-of-experts (MoE) serving.", "Mixture-of-experts (MoE) layers."]
-    texts += [f"MoE serving {i}. Fast MoE serving." for i in range(6)]
+    texts += [f"NLP {i}. Language interfaces in NLP, and language processing." for i in range(6)]
+    texts += ["Deep reinforcement learning (DRL) agents.", "Deep reinforcement learning (DRL) again."]
+    texts += [f"DRL {i}. DRL with deep learning and reinforcement learning." for i in range(6)]
     corpus = Corpus(texts, texts, STOP)
-    assert abbreviated("aerial vehicles", set(range(8)), corpus) == "UAVs"  # plural, as the papers write it
-    assert abbreviated("natural language", set(range(8, 16)), corpus) == "natural language"  # NLP is processing
-    assert abbreviated("language processing", set(range(8, 16)), corpus) == "NLP"
-    assert abbreviated("mixture-of-experts serving", set(range(16, 24)), corpus) == "MoE serving"  # not "MoEs"
+    uav, nlp, drl = set(range(8)), set(range(8, 16)), set(range(16, 24))
+    assert abbreviated("aerial vehicles", uav, corpus) == "UAVs"  # plural, as the papers write it
+    assert abbreviated("unmanned vehicles", uav, corpus) == "unmanned vehicles"  # the middle word left out
+    assert abbreviated("natural language", nlp, corpus) == "natural language"  # NLP is about processing
+    # "language processing": "natural" before it in 2 of 8 places, under the 60 % asked
+    assert abbreviated("language processing", nlp, corpus) == "language processing"
+    assert abbreviated("natural language processing", nlp, corpus) == "NLP"  # 8 papers against 2
+    assert abbreviated("deep learning", drl, corpus) == "deep learning"  # not DRL: "reinforcement" left out
+    assert abbreviated("reinforcement learning", drl, corpus) == "reinforcement learning"  # "deep" before in 2 of 8
+    small = ["Large language models (LLMs) a.", "Large language models (LLMs) b."]
+    small += [f"LLMs {i}. Small language models beat LLMs." for i in range(6)]
+    corpus = Corpus(small, small, STOP)
+    assert abbreviated("small language models", set(range(8)), corpus) == "small language models"
     # a part of what UAV stands for takes the acronym where more papers write it, the whole where 1.25
     # times as many do: 6 papers write UAV, 5 the words
     both = [f"Unmanned aerial vehicles (UAVs) {i}." for i in range(5)] + ["UAVs fly."]
@@ -295,22 +305,92 @@ def test_an_acronym_replaces_all_but_one_of_its_words_only_ending_on_its_last_le
     assert abbreviated("aerial vehicles", set(range(5)), corpus) == "aerial vehicles"  # 5 against 5
 
 
-def test_an_acronym_and_its_plural_are_one_word():
-    from pipeline.topics.label import singular
+def test_the_acronym_takes_the_number_the_papers_write_and_a_stop_word_is_no_acronym():
+    from pipeline.topics.label import Corpus, abbreviated
 
-    assert [singular(w) for w in ("GPUs", "CPUs", "MCUs", "LLMs", "DTs", "systems")] == \
-        ["gpu", "cpu", "mcu", "llm", "dt", "system"]
-    assert [singular(w) for w in ("corpus", "virus", "bus", "plus", "thus", "status")] == \
-        ["corpus", "virus", "bus", "plus", "thus", "status"]
-    index = WordIndex(["Kernels on GPUs.", "A GPU kernel."], aliases=False)
+    moe = ["Mixture-of-experts (MoE) serving.", "Mixture-of-experts (MoE) layers."]
+    moe += [f"MoEs {i}. Serving MoEs; MoE serving." for i in range(6)]  # MoEs written more than MoE
+    corpus = Corpus(moe, moe, STOP)
+    assert abbreviated("mixture-of-experts serving", set(range(8)), corpus) == "MoE serving"  # not "MoEs"
+    gpu = ["Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
+    gpu += [f"GPU {i}. A GPU; one GPU." for i in range(6)]  # the singular, more often
+    corpus = Corpus(gpu, gpu, STOP)
+    assert abbreviated("graphics processing units", set(range(8)), corpus) == "GPU"
+    can = ["Controller area network (CAN) bus.", "Controller area network (CAN) frames."]
+    can += [f"CAN bus {i}. The CAN bus." for i in range(6)]
+    corpus = Corpus(can, can, STOP)
+    assert "can" in STOP and abbreviated("controller area network bus", set(range(8)), corpus) == \
+        "controller area network bus"
+
+
+def test_the_acronym_form_must_name_the_theme_and_no_other_label_may_say_it():
+    # theme 0 is chosen as "graphics processing units", and its papers write GPUs; theme 1 says GPU too
+    gpu = [f"GPUs at scale {i}. Graphics processing units (GPUs) are fast." for i in range(2)]
+    gpu += [f"GPUs at scale {i}. We run jobs on GPUs." for i in range(2, 10)]
+    fl = [f"Federated learning {i}. Clients train with federated learning." for i in range(10)]
+    texts = gpu + fl
+    titles = [t.split(". ")[0] for t in texts]
+    centroids = np.eye(3)[:2]
+
+    def embed(phrases):  # "GPUs" lies nearest theme 1; anything else with "graphics" or "gpu", theme 0
+        return np.array([np.eye(3)[1] if p == "GPUs" or "federated" in p.lower()
+                         else np.eye(3)[0] if "graphic" in p.lower() or "gpu" in p.lower() else np.eye(3)[2]
+                         for p in phrases])
+
+    named = name_groups(texts, titles, groups_of(10, 10), [0, 1], centroids, STOP, embed=embed)
+    assert named[0].label == "Graphics processing units"  # "GPUs" would name theme 1
+    taken = {frozenset({"gpu"})}  # another theme (say, one named before) is labelled "GPU"
+    named = name_groups(texts, titles, groups_of(10, 10), [0, 1], np.eye(2), STOP, taken=taken)
+    assert named[0].label.lower() != "gpus" and content_words(named[0].label, STOP) != {"gpu"}
+
+
+def test_two_themes_never_end_with_the_same_acronym_label():
+    a = [f"Unmanned aerial vehicles {i}. Unmanned aerial vehicles (UAVs) map fields." for i in range(8)]
+    b = [f"Aerial vehicles {i}. Unmanned aerial vehicles (UAVs): our UAVs and aerial vehicles fly." for i in range(8)]
+    texts = a + b
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 8), [0, 1], np.eye(2), STOP)
+    index = WordIndex(texts)
+    keys = [index.expand(content_words(named[t].label, STOP)) for t in (0, 1)]
+    assert keys[0] != keys[1]
+
+
+def test_an_acronym_and_its_plural_are_one_word():
+    from pipeline.topics.label import word_of
+
+    assert [word_of(w) for w in ("GPUs", "CPUs", "MCUs", "LLMs", "DTs", "VMs", "APIs", "systems")] == \
+        ["gpu", "cpu", "mcu", "llm", "dt", "vm", "api", "system"]
+    # an acronym in capitals that ends in S is no plural; English words keep their s
+    assert [word_of(w) for w in ("GPS", "DNS", "TTS", "corpus", "virus", "bus", "plus")] == \
+        ["gps", "dns", "tts", "corpus", "virus", "bus", "plus"]
+    index = WordIndex(["Kernels on GPUs.", "A GPU kernel.", "GPS traces.", "Gaussian processes (GPs) fit.",
+                       "Gaussian processes (GPs) again."], aliases=True)
     assert index.having(content_words("GPU kernels", STOP)) == {0, 1}
+    assert index.having(content_words("GPs", STOP)) == {3, 4}  # not the GPS paper
+    assert index.expand(frozenset({"gps"})) == frozenset({"gps"})
+    assert {"gaussian", "gp"} <= index.expand(frozenset({"gp"})) and "gps" not in index.expand(frozenset({"gp"}))
+
+
+def test_a_lower_case_acronym_plural_is_of_the_acronym():
+    texts = ["Digital twins (DTs) of plants.", "Digital twins (DTs) of cities.", "Our DTs are live.",
+             "Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
+    index = WordIndex(texts)
+    # candidate phrases are lower case: "dts" and "gpus" say what "DT" and "GPU" say
+    assert index.expand(frozenset({"dts"})) == index.expand(frozenset({"digital", "twin"}))
+    assert index.expand(frozenset({"gpus"})) == index.expand(frozenset({"gpu"}))
+    assert index.having(frozenset({"dts"}), literal=True) == {0, 1, 2}
 
 
 def test_a_hyphenated_word_writes_its_parts():
-    index = WordIndex(["A KV-cache eviction policy.", "KV cache eviction.", "Cache eviction alone."])
+    index = WordIndex(["A KV-cache eviction policy.", "KV cache eviction.", "Cache eviction alone.",
+                       "Non-convex optimization.", "Convex optimization.", "X-ray ray tracing.",
+                       "A multi-GPU cluster."])
     assert index.having(frozenset({"kv", "cache", "eviction"})) == {0, 1}
     assert index.having(frozenset({"kv", "cache"}), literal=True) == {0, 1}
     assert index.having(frozenset({"kv-cache"})) == {0}  # the compound still needs the compound
+    assert index.having(content_words("convex optimization", STOP)) == {4}  # non-convex is not convex
+    assert index.having(frozenset({"ray"})) == {5}  # "ray" written, not read out of "X-ray"
+    assert index.having(frozenset({"x-ray"})) == {5}
+    assert index.having(content_words("GPU cluster", STOP)) == {6}
 
 
 def test_named_groups_use_the_acronym_form():
@@ -351,3 +431,16 @@ def test_a_description_does_not_list_the_parts_of_a_hyphenated_label_word():
     named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 8), [0, 1], np.eye(2), STOP)
     assert named[0].label == "Edge-cloud continuum"
     assert not {"edge", "cloud"} & {p.lower() for p in named[0].description.split(" · ")}
+
+
+def test_a_label_is_not_written_as_an_acronym_another_label_already_says():
+    uav = [f"Study {i}. Unmanned aerial vehicles (UAVs) swarm over fields." for i in range(4)]
+    uav += [f"Study {i}. Our UAVs swarm over fields." for i in range(4, 10)]
+    fl = [f"Federated learning {i}. Clients train with federated learning." for i in range(10)]
+    texts = uav + fl
+    titles = [t.split(". ")[0] for t in texts]
+    free = name_groups(texts, titles, groups_of(10, 10), [0, 1], np.eye(2), STOP)
+    assert free[0].label == "UAVs"  # unmanned aerial vehicles: 10 papers write UAV, 4 the words
+    # another theme is "UAV": "unmanned aerial vehicles" is taken, and "aerial vehicles" may not become UAVs
+    named = name_groups(texts, titles, groups_of(10, 10), [0, 1], np.eye(2), STOP, taken={frozenset({"uav"})})
+    assert named[0].label == "Aerial vehicles"
