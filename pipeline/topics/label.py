@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -142,10 +143,11 @@ def _parts(token: str) -> list[str]:
     return parts
 
 
-def _words_of(token: str) -> set[str]:
+@lru_cache(maxsize=1 << 20)
+def _words_of(token: str) -> frozenset[str]:
     """What a text that writes ``token`` contains: its word (``word_of``) and its plain singular
-    ("GPUs": "gpu" and "gpus"), and those of its parts (``_parts``)."""
-    return {f(t) for t in [token, *_parts(token)] for f in (word_of, singular)}
+    ("GPUs": "gpu" and "gpus"), and those of its parts (``_parts``). Cached: a corpus repeats its words."""
+    return frozenset(f(t) for t in [token, *_parts(token)] for f in (word_of, singular))
 
 
 class WordIndex:
@@ -182,13 +184,18 @@ class WordIndex:
         # which texts write each acronym, either way, from the texts' own words (before any is added,
         # so that the result does not depend on the order of the acronyms)
         found = []
-        plain = {t.lower() for t in as_written if not ACRONYM_PLURAL.fullmatch(t)}  # words not written as a plural
+        # texts writing each lower-case word as an acronym's plural ("DTs") and otherwise ("DTS", "dts")
+        as_plural, otherwise = Counter(), Counter()
+        for t, rows in as_written.items():
+            (as_plural if ACRONYM_PLURAL.fullmatch(t) else otherwise)[t.lower()] += len(rows)
         for acronym, forms in self.aliases.items():
             key = word_of(acronym)
             # the acronym, and its plural in lower case as candidate phrases write it ("gpus", "dts"), where
-            # that is no word of its own ("llms" is "llm") nor an acronym in capitals ("GPS" beside "GPs")
+            # that is no word of its own ("llms" is "llm") and the texts mostly mean the plural by it (more
+            # write "GPs" than "GPS")
             plural = key + "s"
-            keys = [frozenset({key}), *([frozenset({plural})] if singular(plural) != key and plural not in plain else [])]
+            keys = [frozenset({key}), *([frozenset({plural})] if singular(plural) != key
+                                        and as_plural[plural] > otherwise[plural] else [])]
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
             found.append((keys, forms, rows.union(*(self.having(form) for form in forms))))
         # which texts write each word of an acronym's class as such (``having(..., literal=True)``)
