@@ -570,6 +570,12 @@ def _candidates(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Cand
     return out
 
 
+def _as_words(form: str) -> tuple[str, ...]:
+    """A phrase as written, read as its words (``word_of``), hyphens as spaces: "GPUs" and "GPU",
+    "Long-context" and "long context" read the same."""
+    return tuple(word_of(t) for part in form.split("-") for t in TOKEN_RE.findall(part))
+
+
 def _description(candidates: list[Candidate], label: Candidate | None, sample: Sequence[str], written: str = "",
                  expand: Callable[[frozenset[str]], frozenset[str]] = lambda words: words,
                  label_words: frozenset[str] = frozenset()) -> str:
@@ -591,7 +597,7 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
         if any(mine <= o or o <= mine for o in words):
             continue
         form = written_case(c.phrase, sample)
-        if any(form.lower().replace("-", " ") == f.lower().replace("-", " ") for f in shown):
+        if any(_as_words(form) == _as_words(f) for f in shown):  # "GPUs" beside "GPU", "long context" beside "long-context"
             continue
         chosen.append(c)
         words.append(mine)

@@ -445,3 +445,12 @@ def test_a_label_is_not_written_as_an_acronym_another_label_already_says():
     # another theme is "UAV": "unmanned aerial vehicles" is taken, and "aerial vehicles" may not become UAVs
     named = name_groups(texts, titles, groups_of(10, 10), [0, 1], np.eye(2), STOP, taken={frozenset({"uav"})})
     assert named[0].label == "Aerial vehicles"
+
+
+def test_a_description_lists_an_acronym_once_whatever_its_number():
+    texts = [f"Training systems {i}. Training systems scale on GPU clusters; GPUs and one GPU; the GPUs idle."
+             for i in range(8)]
+    texts += [f"Federated learning {i}. Clients train with federated learning." for i in range(8)]
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 8), [0, 1], np.eye(2), STOP)
+    parts = [p.lower() for p in named[0].description.split(" · ")]
+    assert not {"gpu", "gpus"} <= set(parts), named[0].description
