@@ -77,3 +77,17 @@ def cleaned_copy(root: Path):  # noqa: ANN201 - a pipeline.config.Config
     ingest.run(cfg)
     clean.run(cfg)
     return cfg
+
+
+def keyword_spy(monkeypatch, module, name: str, keyword: str) -> list:  # noqa: ANN001 - pytest's fixture, a module
+    """Wrap ``module.name`` so that each call records its keyword argument ``keyword`` (None when not
+    given) and goes on to the real function; returns the list the values go to."""
+    seen = []
+    real = getattr(module, name)
+
+    def spy(*args, **kwargs):  # noqa: ANN202 - whatever the real function returns
+        seen.append(kwargs.get(keyword))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen

@@ -442,15 +442,9 @@ def test_the_update_offers_a_newborn_theme_its_pool_and_the_papers_it_placed_its
 
 def test_a_born_theme_is_named_with_the_label_support_floor(store, monkeypatch):
     import pipeline.topics.label as label_module
+    from tests.helpers import keyword_spy
 
-    floors = []
-    real = label_module.name_groups
-
-    def spy(*args, **kwargs):
-        floors.append(kwargs.get("floor"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(label_module, "name_groups", spy)
+    floors = keyword_spy(monkeypatch, label_module, "name_groups", "floor")
     group = around(store["rng"], store["centres"][3], 12, spread=0.25)
     texts = [f"Quantum annealing schedules, paper {i}. Quantum annealing schedules on hardware." for i in range(12)]
     result, *_ = arrive(store, group, texts, "2025-W05", TopicsConfig(min_label_support=0.3))

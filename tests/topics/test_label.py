@@ -15,6 +15,12 @@ def groups_of(*sizes: int) -> np.ndarray:
     return np.concatenate([np.full(n, g) for g, n in enumerate(sizes)])
 
 
+def beside_federated(group: list[str]) -> tuple[list[str], list[str], np.ndarray]:
+    """Texts, titles and groups of ``group`` (theme 0) beside as many federated-learning papers (theme 1)."""
+    texts = group + [f"Federated learning {i}. Clients train with federated learning." for i in range(len(group))]
+    return texts, [t.split(". ")[0] for t in texts], groups_of(len(group), len(group))
+
+
 def test_label_is_the_phrase_most_papers_contain_not_the_rarest():
     # every paper says "MoE serving"; only two say "token dropping"
     docs = [f"MoE serving study {i}. We build MoE serving for experts, with batching." for i in range(8)]
@@ -327,9 +333,7 @@ def test_the_acronym_form_must_name_the_theme_and_no_other_label_may_say_it():
     # theme 0 is chosen as "graphics processing units", and its papers write GPUs; theme 1 says GPU too
     gpu = [f"GPUs at scale {i}. Graphics processing units (GPUs) are fast." for i in range(2)]
     gpu += [f"GPUs at scale {i}. We run jobs on GPUs." for i in range(2, 10)]
-    fl = [f"Federated learning {i}. Clients train with federated learning." for i in range(10)]
-    texts = gpu + fl
-    titles = [t.split(". ")[0] for t in texts]
+    texts, titles, groups = beside_federated(gpu)
     centroids = np.eye(3)[:2]
 
     def embed(phrases):  # "GPUs" lies nearest theme 1; anything else with "graphics" or "gpu", theme 0
@@ -337,10 +341,10 @@ def test_the_acronym_form_must_name_the_theme_and_no_other_label_may_say_it():
                          else np.eye(3)[0] if "graphic" in p.lower() or "gpu" in p.lower() else np.eye(3)[2]
                          for p in phrases])
 
-    named = name_groups(texts, titles, groups_of(10, 10), [0, 1], centroids, STOP, embed=embed)
+    named = name_groups(texts, titles, groups, [0, 1], centroids, STOP, embed=embed)
     assert named[0].label == "Graphics processing units"  # "GPUs" would name theme 1
     taken = {frozenset({"gpu"})}  # another theme (say, one named before) is labelled "GPU"
-    named = name_groups(texts, titles, groups_of(10, 10), [0, 1], np.eye(2), STOP, taken=taken)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP, taken=taken)
     assert named[0].label.lower() != "gpus" and content_words(named[0].label, STOP) != {"gpu"}
 
 
@@ -437,13 +441,11 @@ def test_a_description_does_not_list_the_parts_of_a_hyphenated_label_word():
 def test_a_label_is_not_written_as_an_acronym_another_label_already_says():
     uav = [f"Study {i}. Unmanned aerial vehicles (UAVs) swarm over fields." for i in range(4)]
     uav += [f"Study {i}. Our UAVs swarm over fields." for i in range(4, 10)]
-    fl = [f"Federated learning {i}. Clients train with federated learning." for i in range(10)]
-    texts = uav + fl
-    titles = [t.split(". ")[0] for t in texts]
-    free = name_groups(texts, titles, groups_of(10, 10), [0, 1], np.eye(2), STOP)
+    texts, titles, groups = beside_federated(uav)
+    free = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
     assert free[0].label == "UAVs"  # unmanned aerial vehicles: 10 papers write UAV, 4 the words
     # another theme is "UAV": "unmanned aerial vehicles" is taken, and "aerial vehicles" may not become UAVs
-    named = name_groups(texts, titles, groups_of(10, 10), [0, 1], np.eye(2), STOP, taken={frozenset({"uav"})})
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP, taken={frozenset({"uav"})})
     assert named[0].label == "Aerial vehicles"
 
 

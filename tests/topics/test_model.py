@@ -460,15 +460,9 @@ def test_a_cuml_that_cannot_be_imported_leaves_auto_on_the_cpu(monkeypatch):
 
 def test_the_fit_names_its_themes_with_the_label_support_floor(monkeypatch):
     import pipeline.topics.model as model_module
+    from tests.helpers import keyword_spy
 
-    floors = []
-    real = model_module.name_groups
-
-    def spy(*args, **kwargs):
-        floors.append(kwargs.get("floor"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(model_module, "name_groups", spy)
+    floors = keyword_spy(monkeypatch, model_module, "name_groups", "floor")
     docs, vectors, _ = corpus()
     ThemeModel(dataclasses.replace(CFG, min_label_support=0.2)).fit(docs, vectors)
     assert floors and set(floors) == {0.2}
