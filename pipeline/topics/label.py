@@ -1,6 +1,7 @@
 """Theme names in the papers' own words.
 
-A label is a 2-4-word phrase that the theme's papers write, chosen for three things at once:
+A label is a 2-4-word phrase that the theme's papers write (or the acronym they write for one, see
+``abbreviated``), chosen for three things at once:
 
 - **coverage**: the share of the theme's papers whose title and abstract contain every content word
   of the phrase (its *support*), with a bonus for papers that say it in their title;
