@@ -319,8 +319,8 @@ ABBREVIATE = 1.25  # an acronym replaces its words in a label when this many tim
 def _short_forms(phrase: str, corpus: Corpus, texts: Sequence[str]) -> list[tuple[str, str, str, bool, bool]]:
     """The phrase with one acronym written in place of the words it stands for, each way the texts
     define one: all of them ("graphics processing units" -> "GPU"), or all but the first of three or
-    more, when they begin the phrase, the word left out begins with the acronym's first letter and
-    the ``texts`` mostly write it right before them ("aerial vehicles" -> "UAV" where most say
+    more, when they begin the phrase and the ``texts`` mostly write the word left out right before
+    them ("aerial vehicles" -> "UAV" where most say
     "unmanned aerial vehicles"; not "unmanned vehicles", "natural language" or "deep learning" ->
     "DRL"). An acronym that is a stop word ("CAN", "IT") is left out. Each as (the words before,
     the acronym, the words after, whether the words replaced end in a plural -- "units", not
@@ -336,7 +336,7 @@ def _short_forms(phrase: str, corpus: Corpus, texts: Sequence[str]) -> list[tupl
                 run, rest = set(keys[i : i + n]), keys[:i] + keys[i + n :]
                 if len(run) != n or not run <= form or form & set(rest):  # a word of it left over
                     continue
-                if n < len(form) and not _mostly_after(next(iter(form - run)), tokens[:n], acronym, texts):
+                if n < len(form) and not _mostly_after(next(iter(form - run)), tokens[:n], texts):
                     continue
                 last = tokens[i + n - 1]
                 plural = "-" not in last and singular(last) != last.lower()
@@ -344,12 +344,10 @@ def _short_forms(phrase: str, corpus: Corpus, texts: Sequence[str]) -> list[tupl
     return out
 
 
-def _mostly_after(word: str, run: list[str], acronym: str, texts: Sequence[str]) -> bool:
-    """Whether ``word`` begins with the acronym's first letter and the texts write it right before
-    the words ``run`` in at least 60 % of the places they write those ("unmanned" before "aerial
-    vehicles")."""
-    if not word.startswith(acronym[0].lower()):
-        return False
+def _mostly_after(word: str, run: list[str], texts: Sequence[str]) -> bool:
+    """Whether the texts write ``word`` right before the words ``run`` in at least 60 % of the places
+    they write those ("unmanned" before "aerial vehicles"). The acronym's words come in the order of
+    its letters, so such a word is its first."""
     body = r"[\s-]+".join(map(re.escape, run))
     joined = "\n".join(texts)
     hits = len(re.findall(rf"\b{body}\b", joined, re.IGNORECASE))

@@ -296,6 +296,9 @@ def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_
     # "language processing": "natural" before it in 2 of 8 places, under the 60 % asked
     assert abbreviated("language processing", nlp, corpus) == "language processing"
     assert abbreviated("natural language processing", nlp, corpus) == "NLP"  # 8 papers against 2
+    # NLP written by all 8, "language processing" by 5, "natural" before it in 2 of those 5: under 60 %
+    few = texts[8:10] + [f"NLP {i}. Language processing in NLP." for i in range(3)] + [f"NLP {i}." for i in range(3)]
+    assert abbreviated("language processing", set(range(8)), Corpus(few, few, STOP)) == "language processing"
     assert abbreviated("deep learning", drl, corpus) == "deep learning"  # not DRL: "reinforcement" left out
     assert abbreviated("reinforcement learning", drl, corpus) == "reinforcement learning"  # "deep" before in 2 of 8
     small = ["Large language models (LLMs) a.", "Large language models (LLMs) b."]
@@ -322,6 +325,10 @@ def test_the_acronym_takes_the_number_the_papers_write_and_a_stop_word_is_no_acr
     gpu += [f"GPU {i}. A GPU; one GPU." for i in range(6)]  # the singular, more often
     corpus = Corpus(gpu, gpu, STOP)
     assert abbreviated("graphics processing units", set(range(8)), corpus) == "GPU"
+    tie = ["Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
+    tie += [f"Board {i}. A GPU." for i in range(2)] + [f"Kernel {i}. GPUs and a GPU." for i in range(4)]
+    # GPUs written 6 times, GPU 6 times: as often, so the plural
+    assert abbreviated("graphics processing units", set(range(8)), Corpus(tie, tie, STOP)) == "GPUs"
     can = ["Controller area network (CAN) bus.", "Controller area network (CAN) frames."]
     can += [f"CAN bus {i}. The CAN bus." for i in range(6)]
     corpus = Corpus(can, can, STOP)
@@ -388,13 +395,13 @@ def test_a_lower_case_acronym_plural_is_of_the_acronym():
 def test_a_hyphenated_word_writes_its_parts():
     index = WordIndex(["A KV-cache eviction policy.", "KV cache eviction.", "Cache eviction alone.",
                        "Non-convex optimization.", "Convex optimization.", "X-ray ray tracing.",
-                       "A multi-GPU cluster."])
+                       "A multi-GPU cluster.", "X-ray images."])
     assert index.having(frozenset({"kv", "cache", "eviction"})) == {0, 1}
     assert index.having(frozenset({"kv", "cache"}), literal=True) == {0, 1}
     assert index.having(frozenset({"kv-cache"})) == {0}  # the compound still needs the compound
     assert index.having(content_words("convex optimization", STOP)) == {4}  # non-convex is not convex
     assert index.having(frozenset({"ray"})) == {5}  # "ray" written, not read out of "X-ray"
-    assert index.having(frozenset({"x-ray"})) == {5}
+    assert index.having(frozenset({"x-ray"})) == {5, 7}
     assert index.having(content_words("GPU cluster", STOP)) == {6}
 
 
@@ -405,6 +412,9 @@ def test_named_groups_use_the_acronym_form():
     texts = gpu + fl
     named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(10, 10), [0, 1], np.eye(2), STOP)
     assert named[0].label == "GPUs" and named[0].support == 1.0  # the words: 2 of 10 papers
+    # a floor of 0.3 judges the phrase as it would be written (GPUs: 10 of 10), not as found (2 of 10)
+    floored = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(10, 10), [0, 1], np.eye(2), STOP, floor=0.3)
+    assert floored[0].label == "GPUs"
     assert named[0].description.startswith("GPUs")
     m = label_measures({t: n.label for t, n in named.items()}, groups_of(10, 10), texts, np.eye(2), [0, 1], stop=STOP)
     assert m["label_support_strict_min"] == 1.0
