@@ -30,7 +30,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -144,16 +143,15 @@ def _parts(token: str) -> list[str]:
     return parts
 
 
-@lru_cache(maxsize=1 << 20)
 def _words_of(token: str) -> frozenset[str]:
     """What a text that writes ``token`` contains: its word (``word_of``) and its plain singular
-    ("GPUs": "gpu" and "gpus"), and those of its parts (``_parts``). Cached: a corpus repeats its words."""
+    ("GPUs": "gpu" and "gpus"), and those of its parts (``_parts``)."""
     return frozenset(f(t) for t in [token, *_parts(token)] for f in (word_of, singular))
 
 
 class WordIndex:
-    """Which texts contain each word (singular, lower case, as ``content_words`` gives them):
-    ``having(words)`` is the set of texts containing all of them.
+    """Which texts contain each word (singular, lower case, as ``words`` gives them; a text that
+    writes "GPUs" contains "gpu" and "gpus"): ``having(words)`` is the set of texts containing all of them.
 
     With ``aliases`` (the default) an acronym the texts define and what it stands for are one word
     (``acronyms``): a text that writes "MoE" (as defined, capitals and all: "ran" is not "RAN")
@@ -163,7 +161,16 @@ class WordIndex:
     def __init__(self, texts: Sequence[str], aliases: bool | dict[str, list[frozenset[str]]] = True) -> None:
         written = [TOKEN_RE.findall(text) for text in texts]
         # a hyphenated word contains its parts too: "KV-cache" writes "KV cache", "GPU-based" writes GPU
-        self.sets = [set().union(*map(_words_of, tokens)) for tokens in written]
+        seen: dict[str, frozenset[str]] = {}  # a corpus repeats its words: each token's are worked out once
+        self.sets = [set().union(*(seen[t] if t in seen else seen.setdefault(t, _words_of(t)) for t in tokens))
+                     for tokens in written]
+        # lower-case words the texts mostly write as an acronym's plural: "gpus" (GPUs), "dts" (DTs),
+        # not "gps" where more write GPS; phrases are gathered in lower case, and "gpus" is then "gpu"
+        as_plural, otherwise = Counter(), Counter()
+        for tokens in written:
+            for t in {t for t in tokens if t[-1] == "s"}:
+                (as_plural if ACRONYM_PLURAL.fullmatch(t) else otherwise)[t.lower()] += 1
+        self.plural_of = {w: w[:-1] for w, n in as_plural.items() if n > otherwise[w] and singular(w) != w[:-1]}
         # the acronyms these texts define, or those given (titles take their abstracts')
         self.aliases = aliases if isinstance(aliases, dict) else acronyms(texts) if aliases else {}
         self._classes: list[tuple[list[frozenset[str]], frozenset[str]]] = []  # (ways of writing it, all its words)
@@ -185,18 +192,8 @@ class WordIndex:
         # which texts write each acronym, either way, from the texts' own words (before any is added,
         # so that the result does not depend on the order of the acronyms)
         found = []
-        # texts writing each lower-case word as an acronym's plural ("DTs") and otherwise ("DTS", "dts")
-        as_plural, otherwise = Counter(), Counter()
-        for t, rows in as_written.items():
-            (as_plural if ACRONYM_PLURAL.fullmatch(t) else otherwise)[t.lower()] += len(rows)
         for acronym, forms in self.aliases.items():
-            key = word_of(acronym)
-            # the acronym, and its plural in lower case as candidate phrases write it ("gpus", "dts"), where
-            # that is no word of its own ("llms" is "llm") and the texts mostly mean the plural by it (more
-            # write "GPs" than "GPS")
-            plural = key + "s"
-            keys = [frozenset({key}), *([frozenset({plural})] if singular(plural) != key
-                                        and as_plural[plural] > otherwise[plural] else [])]
+            keys = [frozenset({word_of(acronym)})]
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
             found.append((keys, forms, rows.union(*(self.having(form) for form in forms))))
         # which texts write each word of an acronym's class as such (``having(..., literal=True)``)
@@ -212,6 +209,11 @@ class WordIndex:
                 self.sets[i] |= words
             for w in words:
                 self.postings.setdefault(w, set()).update(rows)
+
+    def words(self, phrase: str, stop: frozenset[str]) -> frozenset[str]:
+        """``content_words`` of a phrase, a lower-case acronym plural read as the texts mostly write it
+        ("sharing gpus" says what "Sharing GPUs" and "sharing GPU" say)."""
+        return frozenset(self.plural_of.get(w, w) for w in content_words(phrase, stop))
 
     def expand(self, words: frozenset[str]) -> frozenset[str]:
         """``words`` with every word of each acronym written in them, either way ({"fl"} and
@@ -326,10 +328,10 @@ def _short_forms(phrase: str, corpus: Corpus, texts: Sequence[str]) -> list[tupl
     the acronym, the words after, whether the words replaced end in a plural -- "units", not
     "mixture-of-experts" -- and whether they were all of them)."""
     tokens = phrase.split(" ")
-    keys = [word_of(t) for t in tokens]
+    keys = [corpus.doc_index.plural_of.get(word_of(t), word_of(t)) for t in tokens]
     out = []
     for acronym, form in corpus.doc_index.spelled_out(frozenset(keys)):
-        if acronym.lower() in corpus.stop:
+        if acronym.lower() in corpus.stop or word_of(acronym) in keys:  # a stop word; or written already
             continue
         for n in {len(form), len(form) - 1} if len(form) > 2 else {len(form)}:
             for i in range(len(tokens) - n + 1) if n == len(form) else (0,):
@@ -369,11 +371,11 @@ def abbreviated(phrase: str, rows: set[int], corpus: Corpus) -> str:
     plural ("GPUs") where the papers write the acronym's plural, at least as often as its singular."""
     index, stop = corpus.doc_index, corpus.stop
     texts = [corpus.texts[i] for i in sorted(rows)]
-    best, best_share = phrase, index.share(content_words(phrase, stop), rows, literal=True)
+    best, best_share = phrase, index.share(index.words(phrase, stop), rows, literal=True)
     phrase_share = best_share
     for before, acronym, after, plural, whole in _short_forms(phrase, corpus, texts[:400]):
         form = _joined(before, acronym, after)
-        share = index.share(content_words(form, stop), rows, literal=True)
+        share = index.share(index.words(form, stop), rows, literal=True)
         if share >= (ABBREVIATE * phrase_share if whole else phrase_share) and share > best_share:
             best, best_share = form, share
             if plural:
@@ -387,7 +389,8 @@ def abbreviated(phrase: str, rows: set[int], corpus: Corpus) -> str:
 def written_share(phrase: str, rows: set[int], corpus: Corpus) -> float:
     """Share of the papers ``rows`` that write every content word of the phrase as such (acronym and
     words apart), as ``abbreviated`` would write it."""
-    return corpus.doc_index.share(content_words(abbreviated(phrase, rows, corpus), corpus.stop), rows, literal=True)
+    return corpus.doc_index.share(corpus.doc_index.words(abbreviated(phrase, rows, corpus), corpus.stop), rows,
+                                  literal=True)
 
 
 def capitalised(label: str) -> str:
@@ -463,9 +466,11 @@ def name_groups(
     elsewhere, e.g. by themes when naming areas). ``pool``: label candidates scored per group.
     ``corpus``: the same texts, titles and stop words, prepared once for several calls. ``floor``:
     a group takes a faithful phrase that at least this share of its papers write word for word
-    (``written_share``: an acronym and its words apart, in whichever form more of them write) before
-    one that fewer write, although this scores higher ("KV cache", written by 9.7 % of a long-context
-    theme's papers, gives way to a phrase more of them write)."""
+    (``written_share``: an acronym and its words apart, the phrase as ``abbreviated`` would write it)
+    before one that fewer write, although this scores higher ("KV cache", written by 9.7 % of a
+    long-context theme's papers, gives way to a phrase more of them write); the first such phrase
+    whose label, as finally written (the acronym form may be refused), at least this share write.
+    When none is, the best phrase is taken as without a floor."""
     ids = [int(t) for t in ids]
     groups = np.asarray(groups)
     if corpus is not None and (corpus.stop != stop or (texts is not corpus.texts and list(texts) != list(corpus.texts))):
@@ -497,40 +502,58 @@ def name_groups(
                                      lambda: written_share(phrase.lower(), rows, corpus))
 
         nearest_own = [c for c in usable if verdict.get(c.phrase, t) == t]
-        if floor > 0:  # a phrase that enough of the papers write, in one form or the other, first
-            nearest_own = [c for c in nearest_own if written_by(c.phrase) >= floor] + nearest_own
-        ranked = nearest_own + usable
+        # a phrase that enough of the papers write, as it would be written, first
+        promoted = [c for c in nearest_own if written_by(c.phrase) >= floor] if floor > 0 else []
+        ranked = promoted + nearest_own + usable
         if not ranked:
-            words = [c for c in candidates[t] if same(c.words) not in taken][:2]
+            words = []  # the two strongest single phrases whose words together no other label has
+            for c in candidates[t]:
+                if len(words) < 2 and same(frozenset().union(c.words, *(w.words for w in words))) not in taken:
+                    words.append(c)
             label = " / ".join(written_case(c.phrase, sample) for c in words) or f"Theme {t}"
             key = frozenset().union(*(c.words for c in words)) if words else frozenset({label})
             taken.add(same(key))
             fits = support(key, [doc_index.sets[i] for i in members[t]]) if words else 0.0
             out[t] = Named(capitalised(label), _description(candidates[t], None, sample, expand=same), fits, None)
             continue
-        chosen = ranked[0]
-        grown = corpus.remembered(("extend", group[t], chosen.phrase), lambda: extend(chosen.phrase, sample, stop))
-        grown_words = content_words(grown, stop)
         group_docs = [doc_index.sets[i] for i in members[t]]
-        if grown != chosen.phrase and (same(grown_words) in taken or support(grown_words, group_docs) < 0.85 * chosen.support
-                                       or floor > 0 and written_by(grown) < floor <= written_by(chosen.phrase)):
-            grown, grown_words = chosen.phrase, chosen.words
+
+        def write(chosen: Candidate) -> tuple[str, frozenset[str], str, frozenset[str] | None]:  # noqa: E306
+            """The chosen phrase grown, its words, the label as written, and the acronym form's words
+            when it is written in the acronym's place (else None); ``taken`` is left as it is."""
+            grown = corpus.remembered(("extend", group[t], chosen.phrase), lambda: extend(chosen.phrase, sample, stop))
+            grown_words = doc_index.words(grown, stop)
+            if grown != chosen.phrase and (same(grown_words) in taken
+                                           or support(grown_words, group_docs) < 0.85 * chosen.support
+                                           or floor > 0 and written_by(grown) < floor <= written_by(chosen.phrase)):
+                grown, grown_words = chosen.phrase, chosen.words
+            written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
+            short = corpus.remembered(("abbreviated", group[t], written), lambda: abbreviated(written, rows, corpus))
+            # the acronym form where it names this theme nearest ("GPUs" beside "GPU clusters"), or where
+            # the words do not either, and no other label says it
+            short_words = same(doc_index.words(short, stop))
+            if short != written and same(grown_words) not in taken and (
+                    short_words == same(grown_words) or short_words not in taken) and (
+                    not verdict or _nearest(corpus, embed, capitalised(short), centroids, ids) == t
+                    or _nearest(corpus, embed, capitalised(written), centroids, ids) != t):
+                return grown, grown_words, short, short_words
+            return grown, grown_words, written, None
+
+        for chosen in promoted or ranked[:1]:  # the first whose label, as written, enough papers write
+            grown, grown_words, written, short_words = write(chosen)
+            if not promoted or doc_index.share(doc_index.words(written, stop), rows, literal=True) >= floor:
+                break
+        else:  # none is written so: the best phrase, as before the floor
+            chosen = ranked[0]
+            grown, grown_words, written, short_words = write(chosen)
         taken.add(same(grown_words))
-        faithful = None if not verdict else verdict.get(chosen.phrase) == t
-        written = corpus.remembered(("written", group[t], grown), lambda: written_case(grown, sample))
-        short = corpus.remembered(("abbreviated", group[t], written), lambda: abbreviated(written, rows, corpus))
-        # the acronym form where it names this theme nearest ("GPUs" beside "GPU clusters"), or where
-        # the words do not either
-        short_words = same(content_words(short, stop))
-        if short != written and (short_words == same(grown_words) or short_words not in taken) and (
-                not verdict or _nearest(corpus, embed, capitalised(short), centroids, ids) == t
-                or _nearest(corpus, embed, capitalised(written), centroids, ids) != t):
-            written = short
+        if short_words is not None:
             taken.add(short_words)  # "Aerial vehicles" as "UAVs" says what a "UAV" label would
-        said = grown_words | content_words(written, stop)  # the label's words as chosen and as written
+        faithful = None if not verdict else verdict.get(chosen.phrase) == t
+        said = grown_words | doc_index.words(written, stop)  # the label's words as chosen and as written
         description = corpus.remembered(("description", group[t], chosen.phrase, grown, written),
                                         lambda: _description(candidates[t], chosen, sample, written, same, said))
-        out[t] = Named(capitalised(written), description, support(grown_words, group_docs), faithful)
+        out[t] = Named(capitalised(written), description, support(doc_index.words(written, stop), group_docs), faithful)
     return out
 
 
@@ -554,7 +577,7 @@ def _candidates(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Cand
     out = []
     inside_rows = set(rows.tolist())
     for phrase, n in found[:limit]:
-        words = content_words(phrase, stop)
+        words = doc_index.words(phrase, stop)
         if not words or words in seen:
             continue
         seen.add(words)
@@ -593,7 +616,7 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
         if len(chosen) >= DESCRIPTION_PHRASES:
             break
         mine = expand(c.words)
-        if any(mine <= o or o <= mine for o in words):
+        if any(mine <= o or o <= mine for o in words) or (label is not None and label.words <= c.words):
             continue
         form = written_case(c.phrase, sample)
         if any(_as_words(form) == _as_words(f) for f in shown):  # "GPUs" beside "GPU", "long context" beside "long-context"

@@ -116,12 +116,12 @@ def label_measures(
       words), or (with ``embed``) whose
       embeddings have cosine similarity of at least ``near``.
     """
-    from pipeline.topics.label import WordIndex, content_words
+    from pipeline.topics.label import WordIndex
 
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)
     index = WordIndex(texts)
-    words = {t: content_words(labels[t], stop) for t in ids}
+    words = {t: index.words(labels[t], stop) for t in ids}
     per_theme, strict = {}, {}
     for t in ids:
         rows = set(np.flatnonzero(topics == t).tolist())
