@@ -193,16 +193,16 @@ class WordIndex:
         # so that the result does not depend on the order of the acronyms)
         found = []
         for acronym, forms in self.aliases.items():
-            keys = [frozenset({word_of(acronym)})]
+            key = word_of(acronym)
             rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
-            found.append((keys, forms, rows.union(*(self.having(form) for form in forms))))
+            found.append((key, forms, rows.union(*(self.having(form) for form in forms))))
         # which texts write each word of an acronym's class as such (``having(..., literal=True)``)
-        self._literal = {w: set(self.postings.get(w, ())) for keys, forms, _ in found for w in frozenset().union(*keys, *forms)}
-        for keys, forms, rows in found:
-            words = frozenset().union(*keys, *forms)
-            self._classes.append(([*keys, *forms], words))
+        self._literal = {w: set(self.postings.get(w, ())) for key, forms, _ in found for w in {key}.union(*forms)}
+        for key, forms, rows in found:
+            words = frozenset({key}).union(*forms)
+            self._classes.append(([frozenset({key}), *forms], words))
             self._forms.append(list(forms))
-            for form in (*keys, *forms):
+            for form in (frozenset({key}), *forms):
                 for w in form:
                     self._class_of.setdefault(w, []).append(len(self._classes) - 1)
             for i in rows:
@@ -210,10 +210,15 @@ class WordIndex:
             for w in words:
                 self.postings.setdefault(w, set()).update(rows)
 
+    def word(self, token: str) -> str:
+        """``word_of`` a token, a lower-case acronym plural read as the texts mostly write it ("gpus": "gpu")."""
+        w = word_of(token)
+        return self.plural_of.get(w, w)
+
     def words(self, phrase: str, stop: frozenset[str]) -> frozenset[str]:
-        """``content_words`` of a phrase, a lower-case acronym plural read as the texts mostly write it
-        ("sharing gpus" says what "Sharing GPUs" and "sharing GPU" say)."""
-        return frozenset(self.plural_of.get(w, w) for w in content_words(phrase, stop))
+        """``content_words`` of a phrase, each read by ``word`` ("sharing gpus" says what "Sharing
+        GPUs" and "sharing GPU" say)."""
+        return frozenset(self.word(t) for t in TOKEN_RE.findall(phrase) if t.lower() not in stop)
 
     def expand(self, words: frozenset[str]) -> frozenset[str]:
         """``words`` with every word of each acronym written in them, either way ({"fl"} and
@@ -328,7 +333,7 @@ def _short_forms(phrase: str, corpus: Corpus, texts: Sequence[str]) -> list[tupl
     the acronym, the words after, whether the words replaced end in a plural -- "units", not
     "mixture-of-experts" -- and whether they were all of them)."""
     tokens = phrase.split(" ")
-    keys = [corpus.doc_index.plural_of.get(word_of(t), word_of(t)) for t in tokens]
+    keys = [corpus.doc_index.word(t) for t in tokens]
     out = []
     for acronym, form in corpus.doc_index.spelled_out(frozenset(keys)):
         if acronym.lower() in corpus.stop or word_of(acronym) in keys:  # a stop word; or written already
@@ -550,10 +555,11 @@ def name_groups(
         if short_words is not None:
             taken.add(short_words)  # "Aerial vehicles" as "UAVs" says what a "UAV" label would
         faithful = None if not verdict else verdict.get(chosen.phrase) == t
-        said = grown_words | doc_index.words(written, stop)  # the label's words as chosen and as written
+        written_words = doc_index.words(written, stop)
+        said = grown_words | written_words  # the label's words as chosen and as written
         description = corpus.remembered(("description", group[t], chosen.phrase, grown, written),
                                         lambda: _description(candidates[t], chosen, sample, written, same, said))
-        out[t] = Named(capitalised(written), description, support(doc_index.words(written, stop), group_docs), faithful)
+        out[t] = Named(capitalised(written), description, support(written_words, group_docs), faithful)
     return out
 
 
