@@ -519,7 +519,7 @@ def name_groups(
             key = frozenset().union(*(c.words for c in words)) if words else frozenset({label})
             taken.add(same(key))
             fits = support(key, [doc_index.sets[i] for i in members[t]]) if words else 0.0
-            out[t] = Named(capitalised(label), _description(candidates[t], None, sample, expand=same), fits, None)
+            out[t] = Named(capitalised(label), _description(candidates[t], None, sample, expand=same, stop=stop), fits, None)
             continue
         group_docs = [doc_index.sets[i] for i in members[t]]
 
@@ -558,7 +558,7 @@ def name_groups(
         written_words = doc_index.words(written, stop)
         said = grown_words | written_words  # the label's words as chosen and as written
         description = corpus.remembered(("description", group[t], chosen.phrase, grown, written),
-                                        lambda: _description(candidates[t], chosen, sample, written, same, said))
+                                        lambda: _description(candidates[t], chosen, sample, written, same, said, stop))
         out[t] = Named(capitalised(written), description, support(written_words, group_docs), faithful)
     return out
 
@@ -604,30 +604,64 @@ def _as_words(form: str) -> tuple[str, ...]:
     return tuple(word_of(t) for part in form.split("-") for t in TOKEN_RE.findall(part))
 
 
+def _of_phrase(word: str, sample: Sequence[str], stop: frozenset[str] = frozenset()) -> str | None:
+    """The "X of Y" phrase that the ``sample`` mostly writes a word in, as written ("Things":
+    "Internet of Things", "quality": "quality of service"): the word with the same word on the
+    other side of "of" (not a ``stop`` word: "most of", "use of") in at least 60 % of its places; None for none. A stop word breaks phrases,
+    so such a phrase reaches a description as two words that say nothing alone."""
+    joined = "\n".join(sample)
+    body = re.escape(word)
+    hits = len(re.findall(r"\b" + body + r"\b", joined, re.IGNORECASE))
+    if not hits:
+        return None
+    options = []
+    for pattern, order in ((r"\b([A-Za-z][\w-]*) of " + body + r"\b", -1), (r"\b" + body + r" of ([A-Za-z][\w-]*)", 1)):
+        found = Counter(singular(w.lower()) for w in re.findall(pattern, joined, re.IGNORECASE))
+        for other, n in found.most_common(1):
+            if other not in stop and other != "the" and n >= 0.6 * hits:
+                options.append((n, other, order))
+    if not options:
+        return None
+    _, other, order = max(options)
+    pattern = r"\b[A-Za-z][\w-]* of " + body + r"\b" if order < 0 else r"\b" + body + r" of [A-Za-z][\w-]*"
+    forms = Counter(m for m in re.findall(pattern, joined, re.IGNORECASE)
+                    if singular(m.split()[0 if order < 0 else -1].lower()) == other)
+    return written_case(forms.most_common(1)[0][0].lower(), sample)
+
+
 def _description(candidates: list[Candidate], label: Candidate | None, sample: Sequence[str], written: str = "",
                  expand: Callable[[frozenset[str]], frozenset[str]] = lambda words: words,
-                 label_words: frozenset[str] = frozenset()) -> str:
+                 label_words: frozenset[str] = frozenset(), stop: frozenset[str] = frozenset()) -> str:
     """The label (as written) and the strongest further phrases that are not part of it and not
     part of each other, joined by " · " ("MoE serving · expert parallelism · all-to-all"). ``expand``
     gives a phrase's words with its acronyms spelled out both ways (``WordIndex.expand``), so that
     "FL" or "mixture" is not listed beside "Federated learning" or "MoE inference"; ``label_words``:
     the content words of the label as grown ("personalized federated" grown to "personalized
-    federated learning" says FL too)."""
+    federated learning" says FL too). A hyphenated word says its parts ("resolution" is not listed
+    beside "high-resolution"), and a word the papers mostly write in an "X of Y" phrase is listed
+    as that phrase (``_of_phrase``: "Internet of Things", not "Internet" and "Things")."""
     chosen = [label] if label is not None else []
     # the label's words, hyphenated ones in parts too ("Edge-cloud continuum" says edge and cloud)
     parts = {singular(w) for word in label.words | label_words for w in _parts(word)} if label is not None else set()
     words = [expand(label.words | label_words | parts)] if label is not None else []
+    says = list(words)  # what each listed phrase says, hyphenated words in parts too
     shown = [written or written_case(label.phrase, sample)] if label is not None else []
     for c in sorted(candidates, key=lambda c: (-c.support * c.precision, c.phrase)):
         if len(chosen) >= DESCRIPTION_PHRASES:
             break
         mine = expand(c.words)
-        if any(mine <= o or o <= mine for o in words) or (label is not None and label.words <= c.words):
-            continue
         form = written_case(c.phrase, sample)
+        whole = _of_phrase(form, sample, stop) if len(c.words) == 1 and " " not in form else None
+        if whole is not None:  # "Internet of Things", not "Internet" and later "Things"
+            form, mine = whole, mine | expand(frozenset(w for w in _as_words(whole) if w != "of"))
+        # a phrase a listed one says, its hyphenated words' parts included ("resolution" beside
+        # "high-resolution"), or one that says all a listed one does, is not listed
+        if any(mine <= o for o in says) or any(o <= mine for o in words) or (label is not None and label.words <= c.words):
+            continue
         if any(_as_words(form) == _as_words(f) for f in shown):  # "GPUs" beside "GPU", "long context" beside "long-context"
             continue
         chosen.append(c)
         words.append(mine)
+        says.append(mine | expand(frozenset(singular(w) for word in mine for w in _parts(word))))
         shown.append(form)
     return " · ".join(shown)

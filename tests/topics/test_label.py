@@ -508,3 +508,43 @@ def test_a_phrase_that_writes_the_acronym_already_does_not_get_it_twice():
     gpu += [f"GPU {i}. GPUs and GPUs." for i in range(6)]
     corpus = Corpus(gpu, gpu, STOP)
     assert abbreviated("gpu graphics processing units", set(range(8)), corpus) == "gpu graphics processing units"
+
+
+def test_a_description_writes_a_phrase_with_of_whole_not_as_its_two_words():
+    iot = [f"Edge offloading {i}. Edge offloading serves the Internet of Things; Internet of Things devices offload."
+           for i in range(8)]
+    texts, titles, groups = beside_federated(iot)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    parts = named[0].description.split(" · ")
+    assert "Internet of Things" in parts, named[0].description
+    assert not {"internet", "things", "thing"} & {p.lower() for p in parts}
+
+
+def test_a_word_the_papers_write_in_several_of_phrases_stays_one_word():
+    # "quality" comes after "loss of", "measures of", "levels of": no "X of quality" is what they mostly write
+    quality = [f"Video streaming {i}. Video streaming adapts quality; the {w} of quality varies with video streaming."
+               for i, w in enumerate(["loss", "measure", "level", "loss", "measure", "level", "drop", "gain"])]
+    texts, titles, groups = beside_federated(quality)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    assert " of " not in named[0].description, named[0].description
+
+
+def test_a_description_does_not_list_a_part_of_a_hyphenated_phrase_it_lists():
+    texts = [f"Image restoration {i}. Image restoration at high-resolution; the resolution of images matters."
+             for i in range(8)]
+    texts, titles, groups = beside_federated(texts)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    parts = [p.lower() for p in named[0].description.split(" · ")]
+    assert "high-resolution" in parts, named[0].description
+    assert "resolution" not in parts, named[0].description
+
+
+def test_a_hyphenated_phrase_that_says_more_than_a_listed_part_is_listed():
+    # "lock-free" says more than "locks": both are listed
+    # (every paper writes "locks", so it is listed first; five write "lock-free")
+    texts = [f"Concurrent queues {i}. Concurrent queues use locks" + ("; some are lock-free." if i < 5 else ".")
+             for i in range(8)]
+    texts, titles, groups = beside_federated(texts)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    parts = [p.lower() for p in named[0].description.split(" · ")]
+    assert {"locks", "lock-free"} <= set(parts), named[0].description
