@@ -4,7 +4,8 @@ Reads the projects ``benchmarks/themes.py`` made in --work (run it first: it ing
 and caches their vectors), fits ``ThemeModel`` with each seed of --seeds in one process (the model
 is deterministic for a seed), and reports per seed the number of themes, the largest theme's share,
 label accuracy (labels embedded, nearest centroid), median and lowest label support, NMI against
-the primary category, the number of themes merged while naming, and each theme's label and size;
+the primary category (and its parts, ``metrics.information``: mutual information, entropies,
+homogeneity, completeness), the number of themes merged while naming, and each theme's label and size;
 per consecutive pair of seeds (42/43, 44/45, ...) the ARI of the final themes and of the
 clusterings before naming (``ThemeModel.clusters_``); and the medians.
 
@@ -50,7 +51,7 @@ def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
     from pipeline.schemas import Papers
     from pipeline.topics import embed, paper_texts
     from pipeline.topics.embed import EmbeddingCache
-    from pipeline.topics.metrics import agreement, label_measures
+    from pipeline.topics.metrics import agreement, information, label_measures
     from pipeline.topics.model import ThemeModel
     from pipeline.topics.vocabulary import stop_words
 
@@ -81,6 +82,7 @@ def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
             "strict_support_median": round(m["label_support_strict_median"], 3),
             "strict_support_min": round(m["label_support_strict_min"], 3),
             "nmi_primary": round(agreement(model.topics_, primary)[0], 4), "merged": len(model.merged_),
+            "information": {k: round(v, 4) for k, v in information(model.topics_, primary).items()},
             "fit_s": round(seconds, 1),
             "labels": {model.labels_[t]: [int((model.topics_ == t).sum()), round(m["label_support"][t], 3)] for t in ids},
         }

@@ -17,6 +17,8 @@ Phases (each measurement runs in a fresh process; medians over --repeat runs):
   once and BERTopic() fitted --runs times on them (one process; otherwise its defaults), against
   ``ThemeModel`` with seeds 42.. on the same sample's cached vectors (the project
   ``benchmarks/themes.py`` makes for ``daily4000``, the same 4,000 papers at --sample 4000).
+  With NMI's parts on each side (medians over the runs, ``metrics.information``): mutual
+  information, the entropies of themes and categories, homogeneity and completeness.
 
     python benchmarks/topics.py --phases quality,small,tokens,incremental,scale [--sample 4000] [--repeat 2]
     python benchmarks/topics.py --phases spread [--runs 6]
@@ -101,11 +103,13 @@ if not cached.exists():
 vectors = np.load(cached)
 primary = papers["primary_category"]
 known = primary.notna().to_numpy()  # as metrics.summary counts it
-nmi = []
+nmi, info = [], []
 for _ in range(runs):
     topics, _ = BERTopic(embedding_model=model).fit_transform(docs, vectors)
     nmi.append(metrics.agreement(np.array(topics)[known], primary.to_numpy()[known])[0])
-print(json.dumps({"nmi": nmi}))
+    info.append({**metrics.information(np.array(topics)[known], primary.to_numpy()[known]),
+                 "outlier_share": float((np.array(topics) == -1).mean()), "topics": len(set(topics) - {-1})})
+print(json.dumps({"nmi": nmi, "info": info}))
 """
 
 SCORE = r"""
@@ -164,7 +168,8 @@ def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa
         tables.append(pd.read_parquet(root / "data/processed/doc_topics.parquet"))
     rerun, _, _ = run_child(CLI, "--root", str(root), "-q", "topics")
     _, _, ours = run_child(SCORE, str(root), "1")
-    keys = ["n_topics", "outlier_share", "npmi_top10", "diversity_top25", "nmi_primary_category", "ari_primary_category"]
+    keys = ["n_topics", "outlier_share", "npmi_top10", "diversity_top25", "nmi_primary_category", "ari_primary_category",
+            "homogeneity_primary_category", "completeness_primary_category"]
     baseline = {k: med([s[k] for s in base_scores], 4) if isinstance(base_scores[0][k], float) else base_scores[0][k]
                 for k in keys}
     baseline["stability_ari_two_runs"] = round(agreement(base_topics[0], base_topics[-1])[1], 3) if repeat > 1 else None
@@ -267,10 +272,15 @@ def phase_spread(papers, work: Path, sample: int, runs: int) -> dict:  # noqa: A
     ours = score_corpus(daily, list(range(42, 42 + runs + runs % 2)), {})
     ours_nmi = [s["nmi_primary"] for s in ours["per_seed"].values()]
     base_nmi = base["nmi"]
+    def medians(infos: list[dict]) -> dict:  # NMI's two parts (metrics.information), medians over the runs
+        return {k: round(statistics.median(i[k] for i in infos), 4) for k in infos[0]}
+
     return {
         "papers": sample,
         "bertopic_default_nmi": [round(v, 4) for v in base_nmi],
         "paper_trends_nmi": ours_nmi,
+        "bertopic_default_information": medians(base["info"]),
+        "paper_trends_information": medians([s["information"] for s in ours["per_seed"].values()]),
         "median_ratio": round(statistics.median(ours_nmi) / statistics.median(base_nmi), 3),
         "ratio_range": [round(min(ours_nmi) / max(base_nmi), 3), round(max(ours_nmi) / min(base_nmi), 3)],
         "seed42_vs_bertopic_median": round(ours_nmi[0] / statistics.median(base_nmi), 3),

@@ -4,7 +4,12 @@
   (a pair never seen together scores -1), averaged over pairs, then over topics.
 - Topic diversity: share of distinct terms among all topics' top-25 terms.
 - NMI and ARI of the topic assignment against the arXiv primary category (outliers count as one
-  more cluster, as they do for the user).
+  more cluster, as they do for the user). NMI (arithmetic normalisation, scikit-learn's default) is
+  the harmonic mean of two shares of the mutual information I(topic; category): homogeneity,
+  I / H(category), how much of the category a paper's topic tells, and completeness, I / H(topic),
+  how much of the topic its category tells. Themes finer than the categories are homogeneous and
+  incomplete: splitting a category into more themes, or assigning the outliers BERTopic leaves in
+  one cluster, raises H(topic) and lowers NMI even when every theme is pure.
 - Stability: ARI between the assignments of two runs with different seeds.
 
 Terms are matched on a common tokenisation (lower case, ``\\b\\w\\w+\\b`` tokens, n-grams of them),
@@ -73,6 +78,22 @@ def diversity(topic_terms: dict[int, Sequence[str]], top: int = 25) -> float:
     return len(set(words)) / len(words) if words else float("nan")
 
 
+def information(topics: Sequence, categories: Sequence) -> dict[str, float]:
+    """Mutual information (nats) between two labellings of the same papers, the entropy of each,
+    homogeneity (I / H(categories)) and completeness (I / H(topics)); see the module docstring."""
+    from sklearn.metrics import mutual_info_score
+
+    a, b = np.asarray(topics).astype(str), np.asarray(categories).astype(str)
+
+    def entropy(x: np.ndarray) -> float:
+        p = np.unique(x, return_counts=True)[1] / len(x)
+        return float(-(p * np.log(p)).sum())
+
+    mi, h_topics, h_categories = float(mutual_info_score(a, b)), entropy(a), entropy(b)
+    return {"mutual_information": mi, "topic_entropy": h_topics, "category_entropy": h_categories,
+            "homogeneity": mi / h_categories if h_categories else 1.0, "completeness": mi / h_topics if h_topics else 1.0}
+
+
 def agreement(labels_a: Sequence, labels_b: Sequence) -> tuple[float, float]:
     """(NMI, ARI) between two labellings of the same papers."""
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
@@ -86,7 +107,9 @@ def summary(topics: np.ndarray, topic_terms: dict[int, Sequence[str]], docs: Seq
     """The numbers ``paper-trends evaluate`` reports for one assignment."""
     topics = np.asarray(topics)
     known = np.array([p is not None and p == p for p in primary])
-    nmi, ari = agreement(topics[known], np.asarray(primary, dtype=object)[known]) if known.any() else (np.nan, np.nan)
+    categories = np.asarray(primary, dtype=object)[known]
+    nmi, ari = agreement(topics[known], categories) if known.any() else (np.nan, np.nan)
+    info = information(topics[known], categories) if known.any() else {}
     return {
         "papers": int(len(topics)),
         "n_topics": int(len(set(topics.tolist()) - {-1})),
@@ -95,6 +118,8 @@ def summary(topics: np.ndarray, topic_terms: dict[int, Sequence[str]], docs: Seq
         "diversity_top25": diversity(topic_terms, 25),
         "nmi_primary_category": nmi,
         "ari_primary_category": ari,
+        "homogeneity_primary_category": info.get("homogeneity", np.nan),
+        "completeness_primary_category": info.get("completeness", np.nan),
     }
 
 

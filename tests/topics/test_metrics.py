@@ -35,3 +35,24 @@ def test_agreement_and_summary():
     out = summary([0, 0, 1, -1], {0: ["alpha"], 1: ["beta"]}, ["alpha", "alpha", "beta", "z"], ["cs.DC", "cs.DC", "cs.NI", None])
     assert out["n_topics"] == 2 and out["outlier_share"] == 0.25 and out["papers"] == 4
     assert out["nmi_primary_category"] == pytest.approx(1.0)
+
+
+def test_information_splits_nmi_into_homogeneity_and_completeness():
+    from sklearn.metrics import normalized_mutual_info_score
+
+    from pipeline.topics.metrics import information
+
+    # each category cut into two pure themes: homogeneous, half complete
+    topics, categories = [0, 0, 1, 1, 2, 2, 3, 3], ["x", "x", "x", "x", "y", "y", "y", "y"]
+    out = information(topics, categories)
+    assert out["homogeneity"] == pytest.approx(1.0)
+    assert out["completeness"] == pytest.approx(0.5)
+    assert out["mutual_information"] == pytest.approx(math.log(2))
+    h, c = out["homogeneity"], out["completeness"]
+    assert 2 * h * c / (h + c) == pytest.approx(normalized_mutual_info_score(categories, topics))
+    # one theme of everything: complete and says nothing
+    whole = information([0] * 8, categories)
+    assert whole["mutual_information"] == pytest.approx(0.0) and whole["completeness"] == 1.0
+    summary_ = summary(topics, {t: ["a"] for t in range(4)}, ["a"] * 8, categories)
+    assert summary_["homogeneity_primary_category"] == pytest.approx(1.0)
+    assert summary_["completeness_primary_category"] == pytest.approx(0.5)
