@@ -170,6 +170,11 @@ class TopicsConfig:
     # (topics/emerge.py, nearer_young), and one whose nearest theme it is when at least half of its 10
     # nearest placed papers are that theme's (joins_young)
     emerge_join_young: bool = True
+    # weeks after its birth a theme born in a weekly update takes papers as a young theme does (at
+    # least the window; 0: the window; 13: until the automatic refit): its subject keeps arriving, and
+    # once it is old the novelty test holds each week's papers of it back from it (they lie near
+    # each other), so they wait in the pool
+    emerge_young_weeks: int = 13
     # a new paper whose 10 nearest papers are more often unplaced (new, or waiting in the pool) than a
     # random draw from the store gives with at most this probability joins no old theme: it belongs to
     # something arriving now, and waits in the pool unless a young theme explains it (topics/emerge.py, novel)
@@ -201,6 +206,8 @@ class TopicsConfig:
             raise ConfigError(f"topics.graph_neighbors = {self.graph_neighbors}: must be at least 2")
         if not 0.0 < self.emerge_novelty < 1.0:
             raise ConfigError(f"topics.emerge_novelty = {self.emerge_novelty}: must be between 0 and 1 (exclusive)")
+        if self.emerge_young_weeks < 0:
+            raise ConfigError(f"topics.emerge_young_weeks = {self.emerge_young_weeks}: must be at least 0")
         if not 0.0 <= self.emerge_recent <= 1.0:
             raise ConfigError(f"topics.emerge_recent = {self.emerge_recent}: must be between 0 and 1")
 

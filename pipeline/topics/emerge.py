@@ -52,7 +52,7 @@ typical paper and whose nearest theme it is (``join_newborn``). Papers placed ea
 (unless ``emerge_adopt_placed`` lets a theme, at its birth, take those that weekly updates placed
 within the pool's window) and old themes keep their ids; pool papers that an existing or newly born theme explains
 join it in later updates. A **young**
-theme (born within the window) also takes new or waiting papers that it explains when its members
+theme (born within the window, or within ``emerge_young_weeks``: the caller decides) also takes new or waiting papers that it explains when its members
 lie at least as near them as those of the theme they would otherwise join, or when the novelty test
 holds them back from every old theme (``nearer_young``), and
 those whose nearest theme it is when most of their nearest placed papers are its members

@@ -94,10 +94,13 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     near, score, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
     young = {t for t, week in state.born.items() if week >= start}
-    if cfg.emerge_join_young and young:
-        near, ok = emerge.nearer_young(embeddings, test, near, score, ok, cal, state.centroids, young, rules)
+    # themes that take papers as young ones do: born within the window, or within emerge_young_weeks
+    joining = {t for t, week in state.born.items()
+               if week >= _week_minus(newest, max(cfg.emerge_young_weeks, rules.window) - 1)}
+    if cfg.emerge_join_young and joining:
+        near, ok = emerge.nearer_young(embeddings, test, near, score, ok, cal, state.centroids, joining, rules)
         unexplained = ~ok
-        ok[unexplained] = emerge.joins_young(embeddings, test[unexplained], near[unexplained], topics, young, rules)
+        ok[unexplained] = emerge.joins_young(embeddings, test[unexplained], near[unexplained], topics, joining, rules)
     topics[test[ok]] = near[ok]
     placed_now = np.zeros(len(topics), dtype=bool)  # placed by this update: no table has shown them placed
     placed_now[test[ok]] = True

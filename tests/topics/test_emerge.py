@@ -197,6 +197,31 @@ def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neigh
         assert joined < 8 and (second.topics[-8:] == -1).any()
 
 
+@pytest.mark.parametrize("young_weeks", [0, 13])
+def test_a_theme_born_in_an_update_takes_its_subjects_papers_after_the_window_when_young_longer(store, young_weeks):
+    """Past the window a born theme is old: each week's papers on its subject lie near each other,
+    so the novelty test holds them back from it, and they wait. Young for emerge_young_weeks, it
+    takes them."""
+    import copy
+
+    cfg = dataclasses.replace(TopicsConfig(), emerge_young_weeks=young_weeks, max_outlier_share=0.5)
+    store = {**store, "state": copy.deepcopy(store["state"])}
+    group = around(store["rng"], store["centres"][3], 20, spread=0.3)
+    texts = [f"Quantum annealing schedules, paper {i}." for i in range(20)]
+    first, embeddings, ids, all_texts, weeks = arrive(store, group, texts, "2025-W05", cfg)
+    assert first.state.born == {3: "2025-W05"}
+    # five weeks later (the window of four has passed): a tight batch on the same subject
+    later = around(store["rng"], store["centres"][3], 8, spread=0.2)
+    second = update(np.vstack([embeddings, later]).astype(np.float32), [*ids, *[f"n{i}" for i in range(8)]], cfg,
+                    first.state, dict(zip(ids, first.topics.tolist())), weeks=[*weeks, *["2025-W10"] * 8],
+                    texts=[*all_texts, *[f"Quantum annealing on hardware {i}." for i in range(8)]])
+    assert second.topics[: len(ids)].tolist() == first.topics.tolist()  # placed papers never move
+    if young_weeks:
+        assert (second.topics[-8:] == 3).all()
+    else:
+        assert (second.topics[-8:] == -1).all() and not second.lineage
+
+
 @pytest.mark.parametrize("theme_cohesion, born", [(0.99, False), (0.05, True)])
 def test_a_group_beside_a_theme_is_born_only_when_tighter_than_it(theme_cohesion, born):
     rng = np.random.default_rng(5)
