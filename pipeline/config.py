@@ -170,10 +170,10 @@ class TopicsConfig:
     # (topics/emerge.py, nearer_young), and one whose nearest theme it is when at least half of its 10
     # nearest placed papers are that theme's (joins_young)
     emerge_join_young: bool = True
-    # weeks after its birth a theme born in a weekly update takes papers as a young theme does (at
-    # least the window; 0: the window; 13: until the automatic refit): its subject keeps arriving, and
-    # once it is old the novelty test holds each week's papers of it back from it (they lie near
-    # each other), so they wait in the pool
+    # weeks after its birth a theme born in a weekly update takes papers as a young theme does, until
+    # a refit (at least the window; 0: the window; 13, the automatic refit's period): its subject
+    # keeps arriving, and once it is old the novelty test holds each week's papers of it back from
+    # it (they lie near each other), so they wait in the pool
     emerge_young_weeks: int = 13
     # a new paper whose 10 nearest papers are more often unplaced (new, or waiting in the pool) than a
     # random draw from the store gives with at most this probability joins no old theme: it belongs to

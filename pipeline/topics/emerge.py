@@ -52,7 +52,8 @@ typical paper and whose nearest theme it is (``join_newborn``). Papers placed ea
 (unless ``emerge_adopt_placed`` lets a theme, at its birth, take those that weekly updates placed
 within the pool's window) and old themes keep their ids; pool papers that an existing or newly born theme explains
 join it in later updates. A **young**
-theme (born within the window, or within ``emerge_young_weeks``: the caller decides) also takes new or waiting papers that it explains when its members
+theme (born within the window, or since the last refit and within ``emerge_young_weeks``: the caller
+decides, passing the set ``young``) also takes new or waiting papers that it explains when its members
 lie at least as near them as those of the theme they would otherwise join, or when the novelty test
 holds them back from every old theme (``nearer_young``), and
 those whose nearest theme it is when most of their nearest placed papers are its members
@@ -216,7 +217,7 @@ def novel(embeddings: np.ndarray, rows: np.ndarray, placed: np.ndarray, rules: R
 def joins_young(embeddings: np.ndarray, rows: np.ndarray, nearest_theme: np.ndarray, topics: np.ndarray,
                 young: set[int], rules: Rules) -> np.ndarray:
     """For papers ``rows`` (those no theme explains): whether they join their nearest theme anyway,
-    because it is **young** (born in a weekly update within the window) and at least half of their
+    because it is **young** (born in a weekly update: in ``young``, see the module docstring) and at least half of their
     ``k_novel`` most similar placed papers (``topics`` >= 0) are its members.
 
     A young theme was calibrated on its first few papers, so its thresholds are too tight for the
@@ -240,7 +241,7 @@ def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, sco
     """For papers ``rows`` with their nearest theme ``near`` (by centroid), their neighbourhood
     score for it and whether they join it (``explained``'s answers; ``ok``: it explains them and
     they are not ``novel``): the theme each joins and whether it joins
-    one, when **young** themes (born within the window) are weighed too. A young theme that explains
+    one, when **young** themes (``young``, see the module docstring) are weighed too. A young theme that explains
     a paper (``explained``'s two counts, against that theme alone) takes it when its members lie at
     least as near the paper as those of the theme it would otherwise join (the mean cosine to the
     ``k`` most similar members, the neighbourhood count), or when it would join none: a paper the

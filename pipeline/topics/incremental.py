@@ -93,10 +93,11 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     test = np.flatnonzero((~known | (topics == -1)) & recent)
     near, score, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
-    young = {t for t, week in state.born.items() if week >= start}
-    # themes that take papers as young ones do: born within the window, or within emerge_young_weeks
-    joining = {t for t, week in state.born.items()
-               if week >= _week_minus(newest, max(cfg.emerge_young_weeks, rules.window) - 1)}
+    young = {t for t, week in state.born.items() if week >= start}  # re-centred and renamed below
+    # themes that take papers as young ones do: born within the window, or since the last fit or
+    # refit and within emerge_young_weeks (a refit calibrates a theme on all its papers)
+    since = _week_minus(newest, max(cfg.emerge_young_weeks, rules.window) - 1)
+    joining = young | {t for t, week in state.born.items() if week >= since and week > state.fitted_week}
     if cfg.emerge_join_young and joining:
         near, ok = emerge.nearer_young(embeddings, test, near, score, ok, cal, state.centroids, joining, rules)
         unexplained = ~ok

@@ -143,6 +143,17 @@ def _parts(token: str) -> list[str]:
     return parts
 
 
+# a word before these is what the hyphenated word goes without: "lock-free" does not say "locks"
+NEGATING = frozenset({"free", "less"})
+
+
+def _said_parts(token: str) -> list[str]:
+    """The parts of a hyphenated word that a description counts as said by it (``_parts``, none
+    when the second part negates the first: "lock-free", "training-free")."""
+    parts = _parts(token)
+    return [] if parts and parts[1].lower() in NEGATING else parts
+
+
 def _words_of(token: str) -> frozenset[str]:
     """What a text that writes ``token`` contains: its word (``word_of``) and its plain singular
     ("GPUs": "gpu" and "gpus"), and those of its parts (``_parts``)."""
@@ -605,27 +616,40 @@ def _as_words(form: str) -> tuple[str, ...]:
 
 
 def _of_phrase(word: str, sample: Sequence[str], stop: frozenset[str] = frozenset()) -> str | None:
-    """The "X of Y" phrase that the ``sample`` mostly writes a word in, as written ("Things":
-    "Internet of Things", "quality": "quality of service"): the word with the same word on the
-    other side of "of" (not a ``stop`` word: "most of", "use of") in at least 60 % of its places; None for none. A stop word breaks phrases,
-    so such a phrase reaches a description as two words that say nothing alone."""
+    """The "X of Y" phrase that the ``sample`` writes a word in, as written ("Things": "Internet of
+    Things", "quality": "quality of service"), or None: the same word stands on the other side of
+    "of" in at least 60 % of the word's places, and that other word is written in the phrase in at
+    least 60 % of its own places too (so "thousands of GPUs" and "terms of latency" are not
+    phrases of GPUs or latency: "thousands" and "terms" go with anything); it is not a ``stop``
+    word ("most of", "use of"). A stop word breaks phrases, so such a phrase reaches a description
+    as two words that say nothing alone."""
     joined = "\n".join(sample)
-    body = re.escape(word)
-    hits = len(re.findall(r"\b" + body + r"\b", joined, re.IGNORECASE))
+
+    def places(token: str) -> int:
+        return len(re.findall(r"\b" + re.escape(token) + r"\b", joined, re.IGNORECASE))
+
+    hits = places(word)
     if not hits:
         return None
+    body = re.escape(word)
     options = []
     for pattern, order in ((r"\b([A-Za-z][\w-]*) of " + body + r"\b", -1), (r"\b" + body + r" of ([A-Za-z][\w-]*)", 1)):
-        found = Counter(singular(w.lower()) for w in re.findall(pattern, joined, re.IGNORECASE))
-        for other, n in found.most_common(1):
-            if other not in stop and other != "the" and n >= 0.6 * hits:
+        found = Counter(re.findall(pattern, joined, re.IGNORECASE))
+        by_word = Counter()
+        for other, n in found.items():
+            by_word[singular(other)] += n
+        for other, n in by_word.most_common(1):
+            written = max((w for w in found if singular(w) == other), key=lambda w: found[w])
+            if other in stop or written.lower() in stop or other == "the" or n < 0.6 * hits:
+                continue
+            if n >= 0.6 * sum(places(w) for w in {w.lower() for w in found if singular(w) == other}):
                 options.append((n, other, order))
     if not options:
         return None
     _, other, order = max(options)
     pattern = r"\b[A-Za-z][\w-]* of " + body + r"\b" if order < 0 else r"\b" + body + r" of [A-Za-z][\w-]*"
     forms = Counter(m for m in re.findall(pattern, joined, re.IGNORECASE)
-                    if singular(m.split()[0 if order < 0 else -1].lower()) == other)
+                    if singular(m.split()[0 if order < 0 else -1]) == other)
     return written_case(forms.most_common(1)[0][0].lower(), sample)
 
 
@@ -638,11 +662,12 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
     "FL" or "mixture" is not listed beside "Federated learning" or "MoE inference"; ``label_words``:
     the content words of the label as grown ("personalized federated" grown to "personalized
     federated learning" says FL too). A hyphenated word says its parts ("resolution" is not listed
-    beside "high-resolution"), and a word the papers mostly write in an "X of Y" phrase is listed
-    as that phrase (``_of_phrase``: "Internet of Things", not "Internet" and "Things")."""
+    beside "high-resolution"; "lock-free" does not say "locks", ``_said_parts``), and a word the
+    papers write in an "X of Y" phrase is listed as that phrase (``_of_phrase``: "Internet of
+    Things", not "Internet" and "Things")."""
     chosen = [label] if label is not None else []
     # the label's words, hyphenated ones in parts too ("Edge-cloud continuum" says edge and cloud)
-    parts = {singular(w) for word in label.words | label_words for w in _parts(word)} if label is not None else set()
+    parts = {singular(w) for word in label.words | label_words for w in _said_parts(word)} if label is not None else set()
     words = [expand(label.words | label_words | parts)] if label is not None else []
     says = list(words)  # what each listed phrase says, hyphenated words in parts too
     shown = [written or written_case(label.phrase, sample)] if label is not None else []
@@ -650,18 +675,20 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
         if len(chosen) >= DESCRIPTION_PHRASES:
             break
         mine = expand(c.words)
-        form = written_case(c.phrase, sample)
-        whole = _of_phrase(form, sample, stop) if len(c.words) == 1 and " " not in form else None
-        if whole is not None:  # "Internet of Things", not "Internet" and later "Things"
-            form, mine = whole, mine | expand(frozenset(w for w in _as_words(whole) if w != "of"))
         # a phrase a listed one says, its hyphenated words' parts included ("resolution" beside
         # "high-resolution"), or one that says all a listed one does, is not listed
         if any(mine <= o for o in says) or any(o <= mine for o in words) or (label is not None and label.words <= c.words):
             continue
+        form = written_case(c.phrase, sample)
+        whole = _of_phrase(form, sample, stop) if len(c.words) == 1 and " " not in form else None
+        if whole is not None:  # "Internet of Things", not "Internet" and later "Things"
+            form, mine = whole, mine | expand(frozenset(w for w in _as_words(whole) if w != "of"))
+            if any(mine <= o for o in says) or any(o <= mine for o in words):
+                continue
         if any(_as_words(form) == _as_words(f) for f in shown):  # "GPUs" beside "GPU", "long context" beside "long-context"
             continue
         chosen.append(c)
         words.append(mine)
-        says.append(mine | expand(frozenset(singular(w) for word in mine for w in _parts(word))))
+        says.append(mine | expand(frozenset(singular(w) for word in mine for w in _said_parts(word))))
         shown.append(form)
     return " · ".join(shown)

@@ -8,8 +8,8 @@
   the harmonic mean of two shares of the mutual information I(topic; category): homogeneity,
   I / H(category), how much of the category a paper's topic tells, and completeness, I / H(topic),
   how much of the topic its category tells. Themes finer than the categories are homogeneous and
-  incomplete: splitting a category into more themes, or assigning the outliers BERTopic leaves in
-  one cluster, raises H(topic) and lowers NMI even when every theme is pure.
+  incomplete: splitting a category into more pure themes raises H(topic) and lowers NMI, and so can
+  assigning the outliers BERTopic leaves in one cluster.
 - Stability: ARI between the assignments of two runs with different seeds.
 
 Terms are matched on a common tokenisation (lower case, ``\\b\\w\\w+\\b`` tokens, n-grams of them),
@@ -84,10 +84,13 @@ def information(topics: Sequence, categories: Sequence) -> dict[str, float]:
     from sklearn.metrics import mutual_info_score
 
     a, b = np.asarray(topics).astype(str), np.asarray(categories).astype(str)
+    if not len(a):
+        return dict.fromkeys(("mutual_information", "topic_entropy", "category_entropy", "homogeneity", "completeness"),
+                             float("nan"))
 
     def entropy(x: np.ndarray) -> float:
         p = np.unique(x, return_counts=True)[1] / len(x)
-        return float(-(p * np.log(p)).sum())
+        return float(-(p * np.log(p)).sum()) + 0.0  # never -0.0
 
     mi, h_topics, h_categories = float(mutual_info_score(a, b)), entropy(a), entropy(b)
     return {"mutual_information": mi, "topic_entropy": h_topics, "category_entropy": h_categories,

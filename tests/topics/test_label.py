@@ -522,7 +522,7 @@ def test_a_description_writes_a_phrase_with_of_whole_not_as_its_two_words():
 
 def test_a_word_the_papers_write_in_several_of_phrases_stays_one_word():
     # "quality" comes after "loss of", "measures of", "levels of": no "X of quality" is what they mostly write
-    quality = [f"Video streaming {i}. Video streaming adapts quality; the {w} of quality varies with video streaming."
+    quality = [f"Video streaming {i}. Video streaming adapts bitrate; the {w} of quality varies with video streaming."
                for i, w in enumerate(["loss", "measure", "level", "loss", "measure", "level", "drop", "gain"])]
     texts, titles, groups = beside_federated(quality)
     named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
@@ -543,6 +543,25 @@ def test_a_hyphenated_phrase_that_says_more_than_a_listed_part_is_listed():
     # "lock-free" says more than "locks": both are listed
     # (every paper writes "locks", so it is listed first; five write "lock-free")
     texts = [f"Concurrent queues {i}. Concurrent queues use locks" + ("; some are lock-free." if i < 5 else ".")
+             for i in range(8)]
+    texts, titles, groups = beside_federated(texts)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    parts = [p.lower() for p in named[0].description.split(" · ")]
+    assert {"locks", "lock-free"} <= set(parts), named[0].description
+
+
+def test_a_quantity_before_of_does_not_make_a_phrase():
+    # every "GPUs" is "thousands of GPUs", but "thousands" goes with anything: "GPUs" stays one word
+    texts = [f"Expert routing {i}. Expert routing runs on thousands of GPUs; thousands of tokens and thousands of "
+             f"experts wait." for i in range(8)]
+    texts, titles, groups = beside_federated(texts)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    assert "thousands of" not in named[0].description.lower(), named[0].description
+
+
+def test_a_free_phrase_does_not_hide_the_word_it_goes_without():
+    # "lock-free" (every paper) is listed before "locks" (five papers), and does not say it
+    texts = [f"Concurrent queues {i}. Concurrent queues are lock-free" + ("; others use locks." if i < 5 else ".")
              for i in range(8)]
     texts, titles, groups = beside_federated(texts)
     named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
