@@ -174,22 +174,33 @@ def test_calibration_and_the_explanation_test():
     assert emerge.mean_pairwise(np.vstack([centre, centre])) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("join_young", [True, False])
-def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neighbours_are_its(store, join_young):
+def born_then_later(store: dict, cfg: TopicsConfig, size: int, born_spread: float, later_week: str,
+                    later_spread: float, refit_week: str = ""):
+    """A theme born in 2025-W05 from ``size`` papers on the store's fourth subject, then an update
+    in ``later_week`` with 8 more papers on it (spread ``later_spread``); with ``refit_week``, as if
+    a refit came in that week. Returns both results and how many papers the first one held."""
     import copy
 
-    cfg = dataclasses.replace(TopicsConfig(), emerge_join_young=join_young, max_outlier_share=0.2)
     store = {**store, "state": copy.deepcopy(store["state"])}
-    group = around(store["rng"], store["centres"][3], 12, spread=0.2)
-    texts = [f"Quantum annealing schedules, paper {i}." for i in range(12)]
+    group = around(store["rng"], store["centres"][3], size, spread=born_spread)
+    texts = [f"Quantum annealing schedules, paper {i}." for i in range(size)]
     first, embeddings, ids, all_texts, weeks = arrive(store, group, texts, "2025-W05", cfg)
     assert first.state.born == {3: "2025-W05"}
-    # a week later, papers on the same subject but less typical than the theme's first papers
-    later = around(store["rng"], store["centres"][3], 8, spread=0.5)
+    if refit_week:
+        first.state.fitted_week = refit_week
+    later = around(store["rng"], store["centres"][3], 8, spread=later_spread)
     second = update(np.vstack([embeddings, later]).astype(np.float32), [*ids, *[f"n{i}" for i in range(8)]], cfg,
-                    first.state, dict(zip(ids, first.topics.tolist())), weeks=[*weeks, *["2025-W06"] * 8],
+                    first.state, dict(zip(ids, first.topics.tolist())), weeks=[*weeks, *[later_week] * 8],
                     texts=[*all_texts, *[f"Quantum annealing on hardware {i}." for i in range(8)]])
     assert second.topics[: len(ids)].tolist() == first.topics.tolist()  # placed papers never move
+    return first, second
+
+
+@pytest.mark.parametrize("join_young", [True, False])
+def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neighbours_are_its(store, join_young):
+    cfg = dataclasses.replace(TopicsConfig(), emerge_join_young=join_young, max_outlier_share=0.2)
+    # a week later, papers on the same subject but less typical than the theme's first papers
+    _, second = born_then_later(store, cfg, 12, 0.2, "2025-W06", 0.5)
     joined = (second.topics[-8:] == 3).sum()
     if join_young:
         assert joined == 8
@@ -203,22 +214,9 @@ def test_a_theme_born_in_an_update_takes_its_subjects_papers_after_the_window_wh
     """Past the window a born theme is old: each week's papers on its subject lie near each other,
     so the novelty test holds them back from it, and they wait. Young for emerge_young_weeks, it
     takes them, unless a refit came since its birth."""
-    import copy
-
     cfg = dataclasses.replace(TopicsConfig(), emerge_young_weeks=young_weeks, max_outlier_share=0.5)
-    store = {**store, "state": copy.deepcopy(store["state"])}
-    group = around(store["rng"], store["centres"][3], 20, spread=0.3)
-    texts = [f"Quantum annealing schedules, paper {i}." for i in range(20)]
-    first, embeddings, ids, all_texts, weeks = arrive(store, group, texts, "2025-W05", cfg)
-    assert first.state.born == {3: "2025-W05"}
-    if refit_since:
-        first.state.fitted_week = "2025-W06"
     # five weeks later (the window of four has passed): a tight batch on the same subject
-    later = around(store["rng"], store["centres"][3], 8, spread=0.2)
-    second = update(np.vstack([embeddings, later]).astype(np.float32), [*ids, *[f"n{i}" for i in range(8)]], cfg,
-                    first.state, dict(zip(ids, first.topics.tolist())), weeks=[*weeks, *["2025-W10"] * 8],
-                    texts=[*all_texts, *[f"Quantum annealing on hardware {i}." for i in range(8)]])
-    assert second.topics[: len(ids)].tolist() == first.topics.tolist()  # placed papers never move
+    _, second = born_then_later(store, cfg, 20, 0.3, "2025-W10", 0.2, refit_week="2025-W06" if refit_since else "")
     if young_weeks and not refit_since:
         assert (second.topics[-8:] == 3).all()
     else:
