@@ -250,8 +250,8 @@ def squarify(values: list[float], x: float, y: float, width: float, height: floa
 
 
 def area_treemap(tree: list[tuple[str, list[tuple[int, str, int]]]], *, title: str) -> Figure:
-    """Areas (outlined, named large) holding their themes (coloured, named where they fit), each
-    sized by its papers. ``tree``: [(area label, [(theme, label, papers), ...]), ...]."""
+    """Areas (outlined, named large) holding their themes (coloured, named where they fit, upwards
+    in a tall narrow box), each sized by its papers. ``tree``: [(area label, [(theme, label, papers), ...]), ...]."""
     tree = [(area, sorted([t for t in themes if t[2] > 0], key=lambda t: -t[2])) for area, themes in tree]
     tree = sorted([(a, ts) for a, ts in tree if ts], key=lambda a: -sum(t[2] for t in a[1]))
     if not tree:
@@ -266,6 +266,9 @@ def area_treemap(tree: list[tuple[str, list[tuple[int, str, int]]]], *, title: s
             if w > 6.5 and h > 2.6:
                 ax.text(x + 0.5, y + h - 0.5, f"{_short(label, max(int(w * 1.7), 8))}\n{papers}",
                         ha="left", va="top", fontsize=6.5, color="#111111")
+            elif w > 2.4 and h > 9:  # tall and narrow: named upwards along its left side
+                ax.text(x + 0.4, y + 0.5, f"{_short(label, max(int(h * 2.0) - len(str(papers)) - 2, 8))} {papers}", rotation=90,
+                        ha="left", va="bottom", fontsize=6.5, color="#111111")
         ax.add_patch(Rectangle((ax_, ay), aw, ah, facecolor="none", edgecolor="#333333", linewidth=1.4))
         if aw > 6:
             ax.text(ax_ + 0.6, ay + ah - 0.5, _short(area, max(int(aw * 1.2), 6)), ha="left",

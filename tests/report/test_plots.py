@@ -68,6 +68,17 @@ def test_area_treemap_tiles_areas_and_names_what_fits():
     assert plots._short("Supercalifragilistic", 8) == "Superca…"
 
 
+def test_area_treemap_names_a_tall_narrow_box_upwards():
+    from pipeline.report import plots
+
+    themes = [(0, "Load balancing", 38), (1, "Carbon footprint", 40), (2, "Scientific workflows", 55),
+              (3, "Cloud computing", 50), (4, "Scheduling algorithms", 27), (5, "Serverless computing", 23),
+              (6, "HPC systems", 21)]
+    fig = plots.area_treemap([("Cloud", themes), ("Big", [(7, "Other", 900)])], title="Areas")
+    upwards = [t.get_text() for t in fig.axes[0].texts if t.get_rotation() == 90]
+    assert upwards == ["HPC systems 21"]  # too narrow to name across, tall enough to name upwards
+
+
 def test_pack_leaves_no_two_discs_overlapping_and_keeps_sides():
     from pipeline.report.survey import pack
 
