@@ -15,7 +15,9 @@ def evaluate(obj: _Obj, no_stability: bool) -> None:
 
     Reports the number of themes and areas, the unassigned share, the largest theme's share, NPMI of
     each theme's top-10 keywords (document co-occurrence), topic diversity (top-25 keywords), NMI and
-    ARI against the arXiv primary category, the label measures (label accuracy: share of labels that,
+    ARI against the arXiv primary category with NMI's two parts (homogeneity: how much of the
+    category a paper's theme tells; completeness: how much of the theme its category tells), the
+    label measures (label accuracy: share of labels that,
     embedded with the papers' model, lie nearest their own theme; median and lowest label support:
     share of a theme's papers containing every content word of its label; duplicate labels), and
     stability: the ARI between fits with two different seeds.
