@@ -214,7 +214,7 @@ def squarify(values: list[float], x: float, y: float, width: float, height: floa
     """Rectangles (x, y, w, h) tiling the box in proportion to ``values`` (sorted largest first), as
     near square as the squarified treemap of Bruls, Huizing and van Wijk (2000) makes them."""
     total = float(sum(values))
-    if not values or total <= 0:
+    if not values or total <= 0 or width <= 0 or height <= 0:  # nothing to tile, or no room to tile it
         return [(x, y, 0.0, 0.0) for _ in values]
     scaled = [v * width * height / total for v in values]
     rects: list[tuple[float, float, float, float]] = []
@@ -262,13 +262,16 @@ def area_treemap(tree: list[tuple[str, list[tuple[int, str, int]]]], *, title: s
     for (area, themes), (ax_, ay, aw, ah) in zip(tree, outer):
         inner = squarify([t[2] for t in themes], ax_ + 0.4, ay + 0.4, max(aw - 0.8, 0), max(ah - 3.2, 0))
         for (topic, label, papers), (x, y, w, h) in zip(themes, inner):
-            ax.add_patch(Rectangle((x, y), w, h, facecolor=theme_color(topic), alpha=0.55, edgecolor="white", linewidth=0.8))
+            box = ax.add_patch(Rectangle((x, y), w, h, facecolor=theme_color(topic), alpha=0.55, edgecolor="white",
+                                         linewidth=0.8))
             if w > 6.5 and h > 2.6:
                 ax.text(x + 0.5, y + h - 0.5, f"{_short(label, max(int(w * 1.7), 8))}\n{papers}",
                         ha="left", va="top", fontsize=6.5, color="#111111")
-            elif w > 2.4 and h > 9:  # tall and narrow: named upwards along its left side
-                ax.text(x + 0.4, y + 0.5, f"{_short(label, max(int(h * 2.0) - len(str(papers)) - 2, 8))} {papers}", rotation=90,
-                        ha="left", va="bottom", fontsize=6.5, color="#111111")
+            elif w > 2.4 and h > 9:  # tall and narrow: named upwards along its left side, as many
+                # characters as fit across (1.6 a unit up, 1.7 across: the axes are 62 units high in 5.6 in)
+                name = _short(label, max(int((h - 1) * 1.6) - len(str(papers)) - 1, 4))
+                ax.text(x + 0.4, y + 0.5, f"{name} {papers}", rotation=90, ha="left", va="bottom", fontsize=6.5,
+                        color="#111111", clip_path=box)
         ax.add_patch(Rectangle((ax_, ay), aw, ah, facecolor="none", edgecolor="#333333", linewidth=1.4))
         if aw > 6:
             ax.text(ax_ + 0.6, ay + ah - 0.5, _short(area, max(int(aw * 1.2), 6)), ha="left",

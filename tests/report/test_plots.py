@@ -79,6 +79,44 @@ def test_area_treemap_names_a_tall_narrow_box_upwards():
     assert upwards == ["HPC systems 21"]  # too narrow to name across, tall enough to name upwards
 
 
+def test_area_treemap_names_upwards_within_the_box():
+    from pipeline.report import plots
+
+    rng = np.random.default_rng(3)
+    words = ["Serverless", "computing", "platforms", "heterogeneous", "accelerator", "scheduling", "Wide"]
+    checked = 0
+    for _ in range(30):
+        areas = []
+        for a in range(int(rng.integers(2, 6))):
+            sizes = sorted(rng.integers(5, 300, size=int(rng.integers(2, 9))).tolist(), reverse=True)
+            areas.append((f"Area {a}", [(10 * a + i, " ".join(rng.choice(words, size=int(rng.integers(1, 5)))), n)
+                                        for i, n in enumerate(sizes)]))
+        fig = plots.area_treemap(areas, title="Areas")
+        ax = fig.axes[0]
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()  # the constrained layout places the axes
+        renderer = canvas.get_renderer()
+        boxes = [patch.get_window_extent(renderer) for patch in ax.patches]
+        for text in ax.texts:
+            if text.get_rotation() != 90:
+                continue
+            anchor = ax.transData.transform(text.get_position())
+            box = min((b for b in boxes if b.contains(*anchor)), key=lambda b: b.width * b.height)  # its theme's
+            extent = text.get_window_extent(renderer)
+            assert extent.y1 <= box.y1 + 1 and extent.x1 <= box.x1 + 1, text.get_text()
+            checked += 1
+    assert checked >= 5
+
+
+def test_area_treemap_draws_an_area_too_flat_to_hold_its_themes():
+    from pipeline.report import plots
+
+    fig = plots.area_treemap([("Big", [(0, "a", 5000)]), ("Small", [(1, "b", 3), (2, "c", 2)])], title="Areas")
+    assert "Big" in [t.get_text() for t in fig.axes[0].texts]
+
+
 def test_pack_leaves_no_two_discs_overlapping_and_keeps_sides():
     from pipeline.report.survey import pack
 

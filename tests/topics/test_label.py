@@ -560,3 +560,21 @@ def test_a_quantity_before_of_does_not_make_a_phrase():
     texts, titles, groups = beside_federated(texts)
     named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
     assert "thousands of" not in named[0].description.lower(), named[0].description
+
+
+def test_a_free_label_does_not_hide_the_word_it_goes_without():
+    texts = [f"Lock-free queues {i}. Lock-free queues beat queues with locks" + (", and locks stall." if i < 6 else ".")
+             for i in range(8)]
+    texts, titles, groups = beside_federated(texts)
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    assert named[0].label == "Lock-free queues"
+    assert "locks" in [p.lower() for p in named[0].description.split(" · ")], named[0].description
+
+
+def test_an_of_phrase_needs_a_word_that_is_not_a_stop_word_as_written():
+    from pipeline.topics.label import _of_phrase
+
+    sample = [f"Study {i}. We know perhaps of things here, and perhaps of things there." for i in range(4)]
+    assert _of_phrase("things", sample) == "perhaps of things"
+    # "perhaps" is the stop word; its crude singular "perhap" is not
+    assert _of_phrase("things", sample, frozenset({"perhaps"})) is None
