@@ -148,16 +148,17 @@ NEGATING = frozenset({"free", "less"})
 
 
 def _said_parts(token: str) -> list[str]:
-    """The parts of a hyphenated word that a description counts as said by it (``_parts``, none
-    when the second part negates the first: "lock-free", "training-free")."""
+    """The parts of a hyphenated word that it says (``_parts``; none when the second part negates
+    the first: a text that writes "lock-free" or "training-free" does not contain "lock" or
+    "training", and a description listing "lock-free" may still list "locks")."""
     parts = _parts(token)
     return [] if parts and parts[1].lower() in NEGATING else parts
 
 
 def _words_of(token: str) -> frozenset[str]:
     """What a text that writes ``token`` contains: its word (``word_of``) and its plain singular
-    ("GPUs": "gpu" and "gpus"), and those of its parts (``_parts``)."""
-    return frozenset(f(t) for t in [token, *_parts(token)] for f in (word_of, singular))
+    ("GPUs": "gpu" and "gpus"), and those of the parts it says (``_said_parts``)."""
+    return frozenset(f(t) for t in [token, *_said_parts(token)] for f in (word_of, singular))
 
 
 class WordIndex:

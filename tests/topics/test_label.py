@@ -578,3 +578,9 @@ def test_an_of_phrase_needs_a_word_that_is_not_a_stop_word_as_written():
     assert _of_phrase("things", sample) == "perhaps of things"
     # "perhaps" is the stop word; its crude singular "perhap" is not
     assert _of_phrase("things", sample, frozenset({"perhaps"})) is None
+
+
+def test_a_free_word_does_not_contain_the_word_it_goes_without():
+    index = WordIndex(["Lock-free queues scale.", "Queues with locks stall.", "A KV-cache grows."])
+    assert index.having(frozenset({"lock"})) == {1}  # "lock-free" is not "lock"
+    assert index.having(frozenset({"kv", "cache"})) == {2}  # "KV-cache" is "KV cache"
