@@ -155,6 +155,11 @@ def _said_parts(token: str) -> list[str]:
     return [] if parts and parts[1].lower() in NEGATING else parts
 
 
+def _parts_of(words: frozenset[str]) -> frozenset[str]:
+    """The parts that the hyphenated ones of ``words`` say (``_said_parts``): "edge-cloud" says edge and cloud."""
+    return frozenset(singular(w) for word in words for w in _said_parts(word))
+
+
 def _words_of(token: str) -> frozenset[str]:
     """What a text that writes ``token`` contains: its word (``word_of``) and its plain singular
     ("GPUs": "gpu" and "gpus"), and those of the parts it says (``_said_parts``)."""
@@ -390,13 +395,14 @@ def abbreviated(phrase: str, rows: set[int], corpus: Corpus) -> str:
     texts = [corpus.texts[i] for i in sorted(rows)]
     best, best_share = phrase, index.share(index.words(phrase, stop), rows, literal=True)
     phrase_share = best_share
+    joined = ""  # the papers' texts in one, joined when a plural first needs counting
     for before, acronym, after, plural, whole in _short_forms(phrase, corpus, texts[:400]):
         form = _joined(before, acronym, after)
         share = index.share(index.words(form, stop), rows, literal=True)
         if share >= (ABBREVIATE * phrase_share if whole else phrase_share) and share > best_share:
             best, best_share = form, share
             if plural:
-                joined = "\n".join(texts)
+                joined = joined or "\n".join(texts)
                 plurals = len(re.findall(rf"\b{re.escape(acronym)}s\b", joined))
                 if plurals and plurals >= len(re.findall(rf"\b{re.escape(acronym)}\b", joined)):
                     best = _joined(before, acronym + "s", after)
@@ -635,23 +641,22 @@ def _of_phrase(word: str, sample: Sequence[str], stop: frozenset[str] = frozense
     body = re.escape(word)
     options = []
     for pattern, order in ((r"\b([A-Za-z][\w-]*) of " + body + r"\b", -1), (r"\b" + body + r" of ([A-Za-z][\w-]*)", 1)):
-        found = Counter(re.findall(pattern, joined, re.IGNORECASE))
+        found = Counter(w.lower() for w in re.findall(pattern, joined, re.IGNORECASE))
         by_word = Counter()
         for other, n in found.items():
             by_word[singular(other)] += n
         for other, n in by_word.most_common(1):
-            written = max((w for w in found if singular(w) == other), key=lambda w: found[w])
-            if other in stop or written.lower() in stop or other == "the" or n < 0.6 * hits:
+            spellings = [w for w in found if singular(w) == other]
+            spelled = max(spellings, key=lambda w: found[w])  # "things" or "thing", as most write it
+            if other in stop or spelled in stop or other == "the" or n < 0.6 * hits:
                 continue
-            if n >= 0.6 * sum(places(w) for w in {w.lower() for w in found if singular(w) == other}):
-                options.append((n, other, order))
+            if n >= 0.6 * sum(places(w) for w in spellings):
+                options.append((n, other, order, spelled))
     if not options:
         return None
-    _, other, order = max(options)
-    pattern = r"\b[A-Za-z][\w-]* of " + body + r"\b" if order < 0 else r"\b" + body + r" of [A-Za-z][\w-]*"
-    forms = Counter(m for m in re.findall(pattern, joined, re.IGNORECASE)
-                    if singular(m.split()[0 if order < 0 else -1]) == other)
-    return written_case(forms.most_common(1)[0][0].lower(), sample)
+    _, _, order, spelled = max(options)
+    phrase = f"{spelled} of {word}" if order < 0 else f"{word} of {spelled}"
+    return written_case(phrase.lower(), sample)  # as most of the sample writes it
 
 
 def _description(candidates: list[Candidate], label: Candidate | None, sample: Sequence[str], written: str = "",
@@ -668,8 +673,7 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
     Things", not "Internet" and "Things")."""
     chosen = [label] if label is not None else []
     # the label's words, hyphenated ones in parts too ("Edge-cloud continuum" says edge and cloud)
-    parts = {singular(w) for word in label.words | label_words for w in _said_parts(word)} if label is not None else set()
-    words = [expand(label.words | label_words | parts)] if label is not None else []
+    words = [expand(label.words | label_words | _parts_of(label.words | label_words))] if label is not None else []
     says = list(words)  # what each listed phrase says, hyphenated words in parts too
     shown = [written or written_case(label.phrase, sample)] if label is not None else []
     for c in sorted(candidates, key=lambda c: (-c.support * c.precision, c.phrase)):
@@ -690,6 +694,6 @@ def _description(candidates: list[Candidate], label: Candidate | None, sample: S
             continue
         chosen.append(c)
         words.append(mine)
-        says.append(mine | expand(frozenset(singular(w) for word in mine for w in _said_parts(word))))
+        says.append(mine | expand(_parts_of(mine)))
         shown.append(form)
     return " · ".join(shown)

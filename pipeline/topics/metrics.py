@@ -112,7 +112,7 @@ def summary(topics: np.ndarray, topic_terms: dict[int, Sequence[str]], docs: Seq
     known = np.array([p is not None and p == p for p in primary])
     categories = np.asarray(primary, dtype=object)[known]
     nmi, ari = agreement(topics[known], categories) if known.any() else (np.nan, np.nan)
-    info = information(topics[known], categories) if known.any() else {}
+    info = information(topics[known], categories)  # NaN for no papers
     return {
         "papers": int(len(topics)),
         "n_topics": int(len(set(topics.tolist()) - {-1})),
@@ -121,8 +121,8 @@ def summary(topics: np.ndarray, topic_terms: dict[int, Sequence[str]], docs: Seq
         "diversity_top25": diversity(topic_terms, 25),
         "nmi_primary_category": nmi,
         "ari_primary_category": ari,
-        "homogeneity_primary_category": info.get("homogeneity", np.nan),
-        "completeness_primary_category": info.get("completeness", np.nan),
+        "homogeneity_primary_category": info["homogeneity"],
+        "completeness_primary_category": info["completeness"],
     }
 
 
