@@ -53,7 +53,14 @@ RESULTS = REPO / "benchmarks" / "results"
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from topics import prepare  # noqa: E402
+from topics import CLI, CORPUS, prepare, run_child  # noqa: E402
+
+CSDC = CORPUS.parent / "arxiv-csdc"  # the user's field: every cs.DC listing of June-December 2025
+# words a label of the user's field says (cs.DC's own subjects), chosen before the first run on it
+CSDC_WORDS = ("distributed,parallel,cluster,gpu,gpus,hpc,cloud,edge,federated,serverless,scheduling,"
+              "consensus,blockchain,inference,serving,training,communication,memory,storage,kernel,kernels,"
+              "accelerator,accelerators,datacenter,mpi,workload,workloads,offloading,iot,byzantine,fault,"
+              "microservices,supercomputer,scientific,compute,computing,systems,system,scalable,throughput")
 
 # titles that say "speech" or "sound" about text or reasoning, not audio: not the field
 NOT_AUDIO = (r"(?:hate|toxic|offensive|hateful|free|counter|political|figures? of|parts?[- ]of)[- ]speech|"
@@ -64,6 +71,10 @@ PERIODS = {
            "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
            "method_words": "gaussian,splatting,3dgs"},
     "h2": {"fit_weeks": ("2025-W29", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
+           "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
+           "method_words": "gaussian,splatting,3dgs"},
+    # a third period, for the cs.DC field only (--field-csdc): the daily corpus lists no audio paper after W28
+    "h3": {"fit_weeks": ("2025-W41", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
            "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
            "method_words": "gaussian,splatting,3dgs"},
 }
@@ -83,6 +94,11 @@ def main() -> None:
                     help="the field also takes every paper (not primarily cs.CV) whose title names "
                          "the subject (one of the period's field words), so that it is absent from the fit by "
                          "subject, not only by category listing; results get a -subject suffix")
+    ap.add_argument("--field-csdc", action="store_true",
+                    help="the field is instead every paper of primary cs.DC, from the cs.DC listings "
+                         "(../shared/data/arxiv-csdc) and the daily corpus: a whole field the daily corpus "
+                         "otherwise barely lists (23 of the 11,691 papers of 2025-W29..W40 list cs.DC at all), "
+                         "and data no setting of detection was chosen on; results get a -csdc suffix")
     ap.add_argument("--method-by-abstract", action="store_true",
                     help="the sub-area takes every paper whose title or abstract names the method; "
                          "results get an -abstract suffix")
@@ -103,6 +119,14 @@ def main() -> None:
 
     spec = PERIODS[args.period]
     corpus = read_table(prepare(args.work), Papers)
+    if args.field_csdc:
+        csdc = args.work / "csdc" / "data" / "processed" / "papers.parquet"
+        if not csdc.exists():
+            run_child(CLI, "--root", str(args.work / "csdc"), "-q", "ingest", str(CSDC))
+            run_child(CLI, "--root", str(args.work / "csdc"), "-q", "clean")
+        extra = read_table(csdc, Papers)
+        extra = extra[(extra[Papers.primary_category] == "cs.DC") & ~extra[Papers.paper_id].isin(corpus[Papers.paper_id])]
+        corpus = pd.concat([corpus, extra], ignore_index=True)
     weeks = sorted(corpus[Papers.week].dropna().unique().tolist())
     first = weeks.index(spec["fit_weeks"][0])
     fit_weeks = weeks[first:first + spec["fit_weeks"][1]]
@@ -112,7 +136,10 @@ def main() -> None:
     # is a vision paper: the field is the papers listed in an audio category and not primarily cs.CV
     field = (corpus[Papers.categories].map(lambda cats: bool(wanted & set(cats)))
              & (corpus[Papers.primary_category] != "cs.CV")).to_numpy()
-    if args.field_by_subject:
+    if args.field_csdc:
+        field = (corpus[Papers.primary_category] == "cs.DC").to_numpy()
+        spec = {**spec, "field": "cs.DC", "field_words": CSDC_WORDS}
+    elif args.field_by_subject:
         pattern = r"\b(?:" + "|".join(spec["field_words"].split(",")) + r")s?\b"
         named = corpus[Papers.title].str.contains(pattern, case=False, regex=True)
         named &= ~corpus[Papers.title].str.contains(NOT_AUDIO, case=False, regex=True)
@@ -150,7 +177,8 @@ def main() -> None:
     before = read_table(cfg.paths.doc_topics, DocTopics).set_index(DocTopics.paper_id)[DocTopics.topic]
     fitted = read_table(cfg.paths.topic_info, TopicInfo)
     report = {"period": args.period, "fit_weeks": [fit_weeks[0], fit_weeks[-1]], "stream": stream,
-              "field": spec["field"] + (" or naming the subject" if args.field_by_subject else ""),
+              "field": spec["field"] + (" or naming the subject" if args.field_by_subject and not args.field_csdc
+                                        else " (primary, with the cs.DC listings)" if args.field_csdc else ""),
               "method": spec["method"] + (" in title or abstract" if args.method_by_abstract else ""),
               "overrides": overrides,
               "sample_seed": args.sample_seed,
@@ -219,7 +247,7 @@ def main() -> None:
     report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = (f"emergence-{args.period}{'-subject' if args.field_by_subject else ''}"
-            f"{'-abstract' if args.method_by_abstract else ''}"
+            f"{'-abstract' if args.method_by_abstract else ''}{'-csdc' if args.field_csdc else ''}"
             f"{f'-sample{args.sample_seed}' if args.sample_seed else ''}"
             + "".join(f"-{k}={v}" for k, v in sorted(overrides.items())))
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=1, default=str))
