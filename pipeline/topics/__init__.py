@@ -22,7 +22,8 @@ Three modes:
 - **refit** (``--refit``, or automatically every ``refit_every_weeks``): cluster everything again,
   then match new themes to old ones (``align.py``) so that a theme that persists keeps its id and
   label; with ``refit_keeps_placed`` every theme that holds papers persists and placed papers move
-  only into new or split themes. The lineage says what stayed, split, merged, was born or retired.
+  only into new or split themes, where the part that leaves lies as far from the rest of its theme
+  as neighbouring themes lie (a mere re-cut moves nobody). The lineage says what stayed, split, merged, was born or retired.
 
 Where things are: ``stage.py`` decides fit, update or refit and writes everything; ``fitting.py``
 fits and refits; ``incremental.py`` is the weekly update (births from ``emerge.py``); ``model.py``

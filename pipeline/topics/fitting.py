@@ -1,6 +1,7 @@
 """Fit and refit: cluster every paper (``model.ThemeModel``), name the areas above the themes, and
 on a refit match the new themes to the old ones (``align.py``) so persisting themes keep their ids
-and labels; with ``refit_keeps_placed`` placed papers move only into new or split themes."""
+and labels; with ``refit_keeps_placed`` placed papers move only into new or split themes that lie
+apart from the rest of their theme."""
 
 from __future__ import annotations
 
@@ -100,7 +101,7 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     if previous is not None and cfg.refit_keeps_placed:
         before = topics
         topics, lineage, changed, receiving, revived = _keep_placed(topics, old_topics, state, lineage, cfg,
-                                                                     previous)
+                                                                     previous, embeddings)
         if changed:
             similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1),
                                    changed=changed)
@@ -137,7 +138,8 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
     outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
     theme persists, unless its nearest theme is one the refit found new, or split off the paper's
-    own theme: there it goes, as the sample's papers do (``_keep_placed``). A previous theme the
+    own theme, and the sample's papers of its theme went there too (``fitted.receiving``, from
+    ``_keep_placed``): there it goes, as the sample's papers do. A previous theme the
     refit revived is centred on all its papers. The size bound (``max_theme_share`` of all papers)
     holds as in a fit: the least similar papers placed here beyond it join their next most similar
     theme with room; the sample's papers and those kept from before never move. The areas and
@@ -192,16 +194,43 @@ def _join_nearest(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg:
 Receiving = dict[int, "set[int] | None"]  # theme -> the old themes whose placed papers may move in (None: any)
 
 
+def _distinct_flows(embeddings: np.ndarray, topics: np.ndarray, old_topics: np.ndarray, fresh: set[int],
+                    bound: float) -> dict[tuple[int, int], bool]:
+    """For each flow of placed papers from an old theme into a theme the refit found (``fresh``):
+    whether the papers that would leave (centroid) lie no closer to those of the old theme that do
+    not go there than ``bound`` (as neighbouring themes lie to each other). A flow that takes a
+    whole theme is distinct."""
+    from pipeline.topics.placement import unit
+
+    out: dict[tuple[int, int], bool] = {}
+    placed = old_topics >= 0
+    for old, new in sorted(set(zip(old_topics[placed & np.isin(topics, list(fresh))].tolist(),
+                                   topics[placed & np.isin(topics, list(fresh))].tolist()))):
+        theme = old_topics == old
+        leaving, staying = theme & (topics == new), theme & (topics != new)
+        if not staying.any():
+            out[(old, new)] = True
+            continue
+        halves = unit(np.stack([np.asarray(embeddings[leaving], dtype=np.float32).mean(axis=0),
+                                np.asarray(embeddings[staying], dtype=np.float32).mean(axis=0)]))
+        out[(old, new)] = bool(halves[0] @ halves[1] <= bound)
+    return out
+
+
 def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,
-                 previous: State) -> tuple[np.ndarray, list[dict], set[int], Receiving, set[int]]:
+                 previous: State, embeddings: np.ndarray) -> tuple[np.ndarray, list[dict], set[int], Receiving, set[int]]:
     """A refit that keeps history. Every theme that still holds papers persists, with its id, label
     and keywords (a theme the new clustering did not match comes back as it was); a paper placed
     before stays in its theme unless the refit put it in a theme that is new, or split off its own
-    theme. A new theme left with fewer than ``emerge_min_size`` papers is dropped (its papers are
-    unassigned here and join their nearest theme when the centroids are computed again). Returns
-    the assignment, the lineage rewritten to say what happened, the themes whose papers changed,
-    the themes placed papers may move into (theme -> the old themes whose papers may; None: any)
-    and the previous themes revived."""
+    theme, and the papers that go there lie as far from those of their theme that stay as
+    neighbouring themes lie to each other (the median of the refit's themes' cosines to their
+    nearest theme, ``_distinct_flows``): a refit that only re-cuts a theme along another line, as
+    two clusterings of the same papers do, moves none of its papers. A new theme left with fewer
+    than ``emerge_min_size`` papers is dropped (its papers are unassigned here and join their
+    nearest theme when the centroids are computed again). Returns the assignment, the lineage
+    rewritten to say what happened, the themes whose papers changed, the themes placed papers may
+    move into (theme -> the old themes whose papers may; None: any) and the previous themes
+    revived."""
     present = [int(t) for t in previous.ids.tolist() if (old_topics == t).any()]
     matched = {row["to_topic"] for row in lineage if row["relation"] == "same"}
     fresh = {row["to_topic"] for row in lineage if row["to_topic"] is not None} - matched  # unmatched new themes
@@ -212,12 +241,23 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     for row in lineage:
         if row["relation"] == "split" and row["to_topic"] in fresh:
             split_from.setdefault(row["to_topic"], set()).add(row["from_topic"])
+    between = state.centroids @ state.centroids.T if len(state.ids) > 1 else np.zeros((0, 0))
+    np.fill_diagonal(between, -np.inf)
+    bound = float(np.median(between.max(axis=1))) if len(state.ids) > 1 else 1.0
+    distinct = _distinct_flows(embeddings, topics, old_topics, fresh, bound)
+    refused = {flow for flow, ok in distinct.items() if not ok}
+    if refused:
+        log.info("topics: the refit re-cut %d themes along other lines (%d papers); those papers stay in their themes",
+                 len({old for old, _ in refused}), int(sum(((old_topics == o) & (topics == n)).sum() for o, n in refused)))
     out = topics.copy()
     for i in np.flatnonzero(np.isin(old_topics, present) & (topics != old_topics)):
         old, new = int(old_topics[i]), int(topics[i])
-        if new in fresh and (new not in split_from or old in split_from[new]) and kind[new] != "merged":
-            continue  # into a theme the refit found new, or split off its own
+        if (new in fresh and (new not in split_from or old in split_from[new]) and kind[new] != "merged"
+                and (old, new) not in refused):
+            continue  # into a theme the refit found new, or split off its own, and apart from the rest of it
         out[i] = old
+    for t in split_from:  # a split whose papers stayed is no split
+        split_from[t] = {o for o in split_from[t] if (o, t) not in refused}
     revived = [t for t in present if t not in matched]
     for t in revived:
         j = previous.ids.tolist().index(t)
@@ -256,7 +296,9 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     rows += [{"from_topic": t, "to_topic": None, "relation": "retired", "similarity": None, "shared_papers": 0}
              for t in previous.ids.tolist() if t not in present]
     changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
-    receiving = {t: split_from.get(t) for t in fresh - set(small) if kind[t] != "merged"}
+    receiving = {t: split_from.get(t) if t in split_from or not any(n == t for _, n in refused)
+                 else {o for (o, n), ok in distinct.items() if n == t and ok}
+                 for t in fresh - set(small) if kind[t] != "merged"}
     return out, rows, changed - {-1}, receiving, set(revived)
 
 

@@ -204,8 +204,12 @@ def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
                {"from_topic": 2, "to_topic": 1, "relation": "merged", "similarity": 0.4, "shared_papers": 2}]
     old = np.array([0, 0, 1, 1, 0, -1, 2, 2] + [1] * 10)
     new = np.array([1, 0, 5, 1, 5, 5, 1, 1] + [5] * 10)
+    # the papers split off theme 1 are written unlike those that stay in it
+    vectors = np.tile(np.float32([0, 0, 1, 0]), (len(old), 1))
+    vectors[(old == 1) & (new == 5)] = [1, 0, 0, 0]
+    vectors[(old == 1) & (new == 1)] = [0, 1, 0, 0]
     out, rows, changed, receiving, revived = fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(),
-                                                                  previous)
+                                                                  previous, vectors)
     # 0 -> 1 between persisting themes: stays; 1 -> 5 (split off 1): moves; 0 -> 5: stays; 2 persists
     assert out.tolist() == [0, 0, 5, 1, 0, 5, 2, 2] + [5] * 10
     assert fitted.ids.tolist() == [0, 1, 2, 5] and fitted.labels[2] == "c"
@@ -216,9 +220,44 @@ def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
     assert receiving == {5: {1}} and revived == {2}
     # a new theme left too small is dropped (its papers unassigned until recentred)
     fitted = state_of([0, 1, 5], ["a", "b", "e"])
-    out, rows, _, receiving, _ = fitting._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous)
+    out, rows, _, receiving, _ = fitting._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous,
+                                                      vectors[:8])
     assert 5 not in out.tolist() and 5 not in fitted.ids.tolist() and receiving == {}
     assert all(r["to_topic"] != 5 for r in rows)
+
+
+def test_a_refit_that_only_recuts_a_theme_moves_none_of_its_papers():
+    """Two clusterings of the same papers cut a theme along different lines: a part of a theme that
+    lies as close to the rest of it as themes never lie to each other is no split."""
+    import numpy as np
+
+    centroids = np.float32([[1, 0, 0, 0], [0, 1, 0, 0], [0.6, 0.8, 0, 0]])  # theme 5 between 0 and 1
+    previous = topics.State(ids=np.array([0, 1]), centroids=centroids[:2], words={0: [], 1: []},
+                            labels={0: "a", 1: "b"}, embedder="x", next_id=6, fitted_at="")
+    lineage = [{"from_topic": 0, "to_topic": 0, "relation": "same", "similarity": 0.9, "shared_papers": 10},
+               {"from_topic": 1, "to_topic": 1, "relation": "same", "similarity": 0.9, "shared_papers": 10},
+               {"from_topic": 1, "to_topic": 5, "relation": "split", "similarity": 0.8, "shared_papers": 12}]
+    old = np.array([0] * 10 + [1] * 22)
+    new = np.array([0] * 10 + [1] * 10 + [5] * 12)
+    rng = np.random.default_rng(0)
+    # theme 1's papers are one blob: the half the refit cut off lies right beside the rest
+    vectors = np.vstack([np.tile(np.float32([1, 0, 0, 0]), (10, 1)),
+                         np.float32([0, 1, 0, 0]) + 0.05 * rng.standard_normal((22, 4)).astype(np.float32)])
+
+    def refit(vectors):
+        fitted = topics.State(ids=np.array([0, 1, 5]), centroids=centroids.copy(), words={t: [] for t in (0, 1, 5)},
+                              labels={0: "a", 1: "b", 5: "e"}, embedder="x", next_id=6, fitted_at="")
+        return fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous, vectors), fitted
+
+    (out, rows, _, receiving, _), fitted = refit(vectors)
+    assert out.tolist() == old.tolist()  # nobody moved; theme 5, left empty, is dropped
+    assert 5 not in fitted.ids.tolist() and receiving == {}
+    assert all(r["relation"] == "same" for r in rows)
+    # the same cut where the part that leaves is written otherwise is a split
+    vectors[20:] = np.float32([0, 0, 1, 0])
+    (out, rows, _, receiving, _), fitted = refit(vectors)
+    assert out.tolist() == new.tolist() and receiving == {5: {1}}
+    assert (1, 5, "split") in {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows}
 
 
 def test_twenty_near_identical_papers_beside_a_days_listing_still_get_unique_labels(project, hash_embedder):
