@@ -20,7 +20,7 @@ placed earlier that moved; the unassigned share (the pool included); the share o
 unplanted papers that are unassigned after its update (they wait in the pool: what that week's
 report cannot place yet); and the update's seconds.
 
-    python benchmarks/emergence.py [--period h2] [--field-by-subject] [--method-by-abstract]
+    python benchmarks/emergence.py [--period h2] [--field-by-subject | --field-csdc] [--method-by-abstract]
                                    [--sample-seed 1] [--set emerge_quantile=0.1 ...]
 
 ``--field-by-subject`` plants, besides the audio-listed papers, every paper whose title names the
@@ -31,9 +31,15 @@ as the sub-area every paper whose title *or abstract* names the method: with tit
 fitting weeks keep the papers that name it only in their abstracts, and those already form a theme
 of the method (the sub-area is then not absent from the fit).
 
-Periods (tune on one, report on the other): ``h1`` fits 2025-W13..W18 and streams W19..W24, ``h2`` fits
-W29..W34 and streams W35..W40; both plant audio and "Gaussian Splatting". Results:
-benchmarks/results/emergence-<period>[-subject][-abstract][-<key>=<value>...].json and .md.
+``--field-csdc`` plants instead the user's field as the absent one: every paper of primary cs.DC,
+from the cs.DC listings (``../shared/data/arxiv-csdc``, June-December 2025) and the daily corpus,
+which otherwise barely lists cs.DC. From 2025-W29 on the daily corpus lists no paper of primary
+cs.SD or eess.AS, so this is the held-out test of a field absent by category there.
+
+Periods (tune on one, report on the others): ``h1`` fits 2025-W13..W18 and streams W19..W24, ``h2`` fits
+W29..W34 and streams W35..W40, ``h3`` (for ``--field-csdc``) fits W41..W46 and streams W47..W52; all
+plant audio (or cs.DC) and "Gaussian Splatting". Results:
+benchmarks/results/emergence-<period>[-subject][-abstract][-csdc][-sample<seed>][-<key>=<value>...].json and .md.
 """
 
 from __future__ import annotations
