@@ -281,8 +281,8 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str |
     than the fit's, is born as a new theme (next free id, lineage row "new" or "split"). --refit,
     and the automatic refit every 13 weeks (refit_every_weeks), cluster everything again and match
     the new themes to the old ones: every theme that holds papers keeps its id and label, and a placed
-    paper moves only into a theme that is new or split off its own, and lies apart from the rest of
-    it (a mere re-cut moves nobody; refit_keeps_placed = false lets
+    paper moves only into a theme that is new or split off its own, where the papers that go there
+    lie apart from the rest of their theme (a mere re-cut moves nobody; refit_keeps_placed = false lets
     every paper move and themes merge); topic_lineage.parquet records what stayed, split, merged, was
     born or retired. The embedding model (all-MiniLM-L6-v2) is loaded from the installed
     package, never from the network.

@@ -138,8 +138,8 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
     outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
     theme persists, unless its nearest theme is one the refit found new, or split off the paper's
-    own theme, and the sample's papers of its theme went there too (``fitted.receiving``, from
-    ``_keep_placed``): there it goes, as the sample's papers do. A previous theme the
+    own theme, and the refit did not refuse that move for the sample's papers of its theme (a
+    re-cut, see ``_keep_placed``; ``fitted.receiving``): there it goes, as the sample's papers do. A previous theme the
     refit revived is centred on all its papers. The size bound (``max_theme_share`` of all papers)
     holds as in a fit: the least similar papers placed here beyond it join their next most similar
     theme with room; the sample's papers and those kept from before never move. The areas and
@@ -194,26 +194,27 @@ def _join_nearest(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg:
 Receiving = dict[int, "set[int] | None"]  # theme -> the old themes whose placed papers may move in (None: any)
 
 
-def _distinct_flows(embeddings: np.ndarray, topics: np.ndarray, old_topics: np.ndarray, fresh: set[int],
-                    bound: float) -> dict[tuple[int, int], bool]:
-    """For each flow of placed papers from an old theme into a theme the refit found (``fresh``):
-    whether the papers that would leave (centroid) lie no closer to those of the old theme that do
-    not go there than ``bound`` (as neighbouring themes lie to each other). A flow that takes a
-    whole theme is distinct."""
+def _distinct_flows(embeddings: np.ndarray, topics: np.ndarray, old_topics: np.ndarray,
+                    flows: set[tuple[int, int]], bound: float) -> dict[tuple[int, int], bool]:
+    """For each of the ``flows`` (old theme, theme the refit found) of placed papers: whether the
+    papers that would leave (their centroid) lie no closer to the rest of the old theme's papers
+    (those that do not go there) than ``bound`` (as neighbouring themes lie to each other). A flow
+    that takes a whole theme is distinct. Each old theme's papers are summed once."""
     from pipeline.topics.placement import unit
 
     out: dict[tuple[int, int], bool] = {}
-    placed = old_topics >= 0
-    for old, new in sorted(set(zip(old_topics[placed & np.isin(topics, list(fresh))].tolist(),
-                                   topics[placed & np.isin(topics, list(fresh))].tolist()))):
-        theme = old_topics == old
-        leaving, staying = theme & (topics == new), theme & (topics != new)
-        if not staying.any():
-            out[(old, new)] = True
-            continue
-        halves = unit(np.stack([np.asarray(embeddings[leaving], dtype=np.float32).mean(axis=0),
-                                np.asarray(embeddings[staying], dtype=np.float32).mean(axis=0)]))
-        out[(old, new)] = bool(halves[0] @ halves[1] <= bound)
+    for old in sorted({o for o, _ in flows}):
+        rows = np.flatnonzero(old_topics == old)
+        vectors = np.asarray(embeddings[rows], dtype=np.float32)
+        total = vectors.sum(axis=0)
+        for new in sorted(n for o, n in flows if o == old):
+            leaving = topics[rows] == new
+            if leaving.all():
+                out[(old, new)] = True
+                continue
+            part = vectors[leaving].sum(axis=0)
+            halves = unit(np.stack([part, total - part]))
+            out[(old, new)] = bool(halves[0] @ halves[1] <= bound)
     return out
 
 
@@ -222,7 +223,7 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     """A refit that keeps history. Every theme that still holds papers persists, with its id, label
     and keywords (a theme the new clustering did not match comes back as it was); a paper placed
     before stays in its theme unless the refit put it in a theme that is new, or split off its own
-    theme, and the papers that go there lie as far from those of their theme that stay as
+    theme, and the papers that go there lie as far from the rest of their theme's papers as
     neighbouring themes lie to each other (the median of the refit's themes' cosines to their
     nearest theme, ``_distinct_flows``): a refit that only re-cuts a theme along another line, as
     two clusterings of the same papers do, moves none of its papers. A new theme left with fewer
@@ -241,10 +242,16 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     for row in lineage:
         if row["relation"] == "split" and row["to_topic"] in fresh:
             split_from.setdefault(row["to_topic"], set()).add(row["from_topic"])
+    # the flows of placed papers the rules above allow: into a theme the refit found new, or split
+    # off the papers' own theme; each must also lie apart from the rest of its theme
+    moving = np.isin(old_topics, present) & np.isin(topics, list(fresh))
+    flows = {(o, n) for o, n in zip(old_topics[moving].tolist(), topics[moving].tolist())
+             if (n not in split_from or o in split_from[n]) and kind[n] != "merged"}
     between = state.centroids @ state.centroids.T if len(state.ids) > 1 else np.zeros((0, 0))
     np.fill_diagonal(between, -np.inf)
-    bound = float(np.median(between.max(axis=1))) if len(state.ids) > 1 else 1.0
-    distinct = _distinct_flows(embeddings, topics, old_topics, fresh, bound)
+    nearest_cos = between.max(axis=1) if len(state.ids) > 1 else np.zeros(0)
+    bound = float(np.nanmedian(nearest_cos)) if np.isfinite(nearest_cos).any() else np.inf
+    distinct = _distinct_flows(embeddings, topics, old_topics, flows, bound)
     refused = {flow for flow, ok in distinct.items() if not ok}
     if refused:
         log.info("topics: the refit re-cut %d themes along other lines (%d papers); those papers stay in their themes",
@@ -290,14 +297,17 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     for t in sorted(fresh - set(small)):
         sources = split_from.get(t, set())
         if sources:
-            rows += [row for row in lineage if row["to_topic"] == t and row["relation"] == "split"]
+            rows += [row for row in lineage if row["to_topic"] == t and row["relation"] == "split"
+                     and row["from_topic"] in sources]
         else:
             rows.append({"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0})
     rows += [{"from_topic": t, "to_topic": None, "relation": "retired", "similarity": None, "shared_papers": 0}
              for t in previous.ids.tolist() if t not in present]
     changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
-    receiving = {t: split_from.get(t) if t in split_from or not any(n == t for _, n in refused)
-                 else {o for (o, n), ok in distinct.items() if n == t and ok}
+    # a split whose every source was refused takes no placed paper (it holds only papers unplaced before)
+    receiving = {t: split_from[t] if t in split_from
+                 else set(present) - {o for o, n in refused if n == t} if any(n == t for _, n in refused)
+                 else None
                  for t in fresh - set(small) if kind[t] != "merged"}
     return out, rows, changed - {-1}, receiving, set(revived)
 

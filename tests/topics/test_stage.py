@@ -260,6 +260,42 @@ def test_a_refit_that_only_recuts_a_theme_moves_none_of_its_papers():
     assert (1, 5, "split") in {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows}
 
 
+def test_a_refit_refuses_a_re_cut_flow_by_flow():
+    """A theme the refit found that draws on two old themes: the flow that only re-cuts its theme
+    stays (and leaves no lineage row), the other moves; papers of a sampled fit outside the sample
+    follow the same flows (``receiving``)."""
+    import numpy as np
+
+    centroids = np.float32([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])
+    previous = topics.State(ids=np.array([0, 1]), centroids=centroids[:2], words={0: [], 1: []},
+                            labels={0: "a", 1: "b"}, embedder="x", next_id=6, fitted_at="")
+    old = np.array([0] * 20 + [1] * 20)
+    new = np.array([0] * 8 + [5] * 12 + [1] * 8 + [5] * 12)
+    vectors = np.zeros((40, 4), np.float32)
+    vectors[:8] = [1, 0, 0, 0]
+    vectors[8:20] = [0.99, 0.1, 0, 0]  # theme 0's part lies beside the rest of theme 0: a re-cut
+    vectors[20:28] = [0, 1, 0, 0]
+    vectors[28:] = [0, 0, 1, 0]  # theme 1's part is written otherwise: a split
+
+    for relation, rule in (("split", [{"from_topic": 0, "to_topic": 5, "relation": "split", "similarity": 0.5,
+                                       "shared_papers": 12},
+                                      {"from_topic": 1, "to_topic": 5, "relation": "split", "similarity": 0.5,
+                                       "shared_papers": 12}]),
+                           ("new", [{"from_topic": None, "to_topic": 5, "relation": "new", "similarity": None,
+                                     "shared_papers": 0}])):
+        lineage = [{"from_topic": t, "to_topic": t, "relation": "same", "similarity": 0.9, "shared_papers": 8}
+                   for t in (0, 1)] + rule
+        fitted = topics.State(ids=np.array([0, 1, 5]), centroids=centroids.copy(), words={t: [] for t in (0, 1, 5)},
+                              labels={0: "a", 1: "b", 5: "e"}, embedder="x", next_id=6, fitted_at="")
+        out, rows, _, receiving, _ = fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous,
+                                                          vectors)
+        assert out.tolist() == [0] * 20 + [1] * 8 + [5] * 12, relation
+        assert receiving == {5: {1}}, relation
+        kept = {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows}
+        assert (0, 5, "split") not in kept
+        assert ((1, 5, "split") in kept) == (relation == "split")
+
+
 def test_twenty_near_identical_papers_beside_a_days_listing_still_get_unique_labels(project, hash_embedder):
     import gzip
 
