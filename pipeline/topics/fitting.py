@@ -226,7 +226,9 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     theme, and the papers that go there lie as far from the rest of their theme's papers as
     neighbouring themes lie to each other (the median of the refit's themes' cosines to their
     nearest theme, ``_distinct_flows``): a refit that only re-cuts a theme along another line, as
-    two clusterings of the same papers do, moves none of its papers. A new theme left with fewer
+    two clusterings of the same papers do, moves none of its papers (unless the theme holds more
+    papers than the size bound of a fit, ``max_theme_share``: then it is cut wherever the refit cuts
+    it). A new theme left with fewer
     than ``emerge_min_size`` papers is dropped (its papers are unassigned here and join their
     nearest theme when the centroids are computed again). Returns the assignment, the lineage
     rewritten to say what happened, the themes whose papers changed, the themes placed papers may
@@ -252,7 +254,11 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     nearest_cos = between.max(axis=1) if len(state.ids) > 1 else np.zeros(0)
     bound = float(np.nanmedian(nearest_cos)) if np.isfinite(nearest_cos).any() else np.inf
     distinct = _distinct_flows(embeddings, topics, old_topics, flows, bound)
-    refused = {flow for flow, ok in distinct.items() if not ok}
+    # a theme past the size bound of a fit is cut wherever the refit cuts it (no theme outgrows the bound)
+    from pipeline.topics.placement import size_bound
+
+    largest = size_bound(len(topics), cfg.max_theme_share)
+    refused = {(o, n) for (o, n), ok in distinct.items() if not ok and (old_topics == o).sum() <= largest}
     if refused:
         log.info("topics: the refit re-cut %d themes along other lines (%d papers); those papers stay in their themes",
                  len({old for old, _ in refused}), int(sum(((old_topics == o) & (topics == n)).sum() for o, n in refused)))

@@ -253,6 +253,15 @@ def test_a_refit_that_only_recuts_a_theme_moves_none_of_its_papers():
     assert out.tolist() == old.tolist()  # nobody moved; theme 5, left empty, is dropped
     assert 5 not in fitted.ids.tolist() and receiving == {}
     assert all(r["relation"] == "same" for r in rows)
+    # unless theme 1 has outgrown the size bound of a fit: then it is cut where the refit cuts it
+    small_bound = TopicsConfig(max_theme_share=0.01)  # 50 papers at the least (MIN_THEME_BOUND)
+    assert (old == 1).sum() <= 50
+    fitted = topics.State(ids=np.array([0, 1, 5]), centroids=centroids.copy(), words={t: [] for t in (0, 1, 5)},
+                          labels={0: "a", 1: "b", 5: "e"}, embedder="x", next_id=6, fitted_at="")
+    many = np.concatenate([old, np.ones(40, int)]), np.concatenate([new, np.ones(40, int)])
+    grown = np.vstack([vectors, np.tile(np.float32([0, 1, 0, 0]), (40, 1))])
+    out, *_ = fitting._keep_placed(many[1], many[0], fitted, lineage, small_bound, previous, grown)
+    assert (out == 5).sum() == 12
     # the same cut where the part that leaves is written otherwise is a split
     vectors[20:] = np.float32([0, 0, 1, 0])
     (out, rows, _, receiving, _), fitted = refit(vectors)
