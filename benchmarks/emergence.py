@@ -14,9 +14,11 @@ cleaned once into --work):
    ``topics`` run (a weekly update).
 
 After each week: for each planted set, the share of its papers that sit in themes born in the
-stream and made mostly (>= 50 %) of that set, and whether such a theme's label names it (one of
---field-words / --method-words); spurious births (born themes mostly of unplanted papers); papers
-placed earlier that moved; the unassigned share (the pool included); the share of the week's own
+stream (by an update, or cut by the refit an update leads to when it takes a theme past the size
+bound, ``refit_oversize``) and made mostly (>= 50 %) of that set, and whether such a theme's label
+names it (one of --field-words / --method-words); spurious births (themes born by an update mostly
+of unplanted papers); papers placed earlier that moved in an update (a refit's moves are counted
+apart); the unassigned share (the pool included); the share of the week's own
 unplanted papers that are unassigned after its update (they wait in the pool: what that week's
 report cannot place yet); and the update's seconds.
 
@@ -190,7 +192,7 @@ def main() -> None:
               "sample_seed": args.sample_seed,
               "fit": {"papers": int(len(before)), "themes": int(len(fitted)), "seconds": round(fit_s, 1)},
               "weeks": []}
-    moved_total = 0
+    moved_total = refit_moved = 0
     trace: dict[str, dict[str, dict[str, int]]] = {}
     for i, week in enumerate(stream):
         papers = store(fit_weeks + stream[: i + 1])
@@ -203,8 +205,14 @@ def main() -> None:
         lineage = read_table(cfg.paths.topic_lineage, TopicLineage)
         placed = before[before >= 0].index
         moved = int((now.loc[placed] != before.loc[placed]).sum())
-        moved_total += moved
-        births = lineage[(lineage["mode"] == "update") & lineage["relation"].isin(["new", "split"])]
+        # an update that takes a theme past the size bound is followed by a refit (refit_oversize),
+        # which may move placed papers: counted apart from the updates' moves
+        refit = bool(((lineage["mode"] == "refit") & (lineage["week"] == week)).any())
+        refit_moved += moved if refit else 0
+        moved_total += 0 if refit else moved
+        # themes born in the stream: by an update, or cut by such a refit (new, or split off a theme born in the stream)
+        births = lineage[lineage["relation"].isin(["new", "split"]) & (
+            (lineage["mode"] == "update") | ((lineage["mode"] == "refit") & lineage["week"].isin(stream)))]
         row = {"week": week, "papers": int(len(now)), "seconds": round(seconds, 1), "moved": moved,
                "unassigned": round(float((now == -1).mean()), 4), "births": [], "sets": {}}
         share_of = {}
@@ -213,7 +221,7 @@ def main() -> None:
             members = set(now.index[now == t])
             shares = {name: len(members & ids) / max(len(members), 1) for name, ids in sets.items()}
             share_of[t] = shares
-            row["births"].append({"topic": t, "week": b["week"], "relation": b["relation"],
+            row["births"].append({"topic": t, "week": b["week"], "relation": b["relation"], "mode": b["mode"],
                                   "parent": None if pd.isna(b["from_topic"]) else int(b["from_topic"]),
                                   "label": info.loc[t, TopicInfo.label] if t in info.index else None,
                                   "size": len(members), **{f"share_{k}": round(v, 2) for k, v in shares.items()}})
@@ -238,7 +246,9 @@ def main() -> None:
         this_week = set(papers.loc[papers[Papers.week] == week, Papers.paper_id]) & set(now.index)
         ordinary = sorted(this_week - sets["field"] - sets["method"])
         row["week_waiting"] = round(float((now.loc[ordinary] == -1).mean()), 3) if ordinary else 0.0
-        row["spurious"] = sum(max(s.values()) < 0.5 for s in share_of.values())
+        by_update = {int(b["to_topic"]) for _, b in births.iterrows() if b["mode"] == "update"}
+        row["spurious"] = sum(max(s.values()) < 0.5 for t, s in share_of.items() if t in by_update)
+        row["refit"] = refit
         for name, ids in sets.items():  # each planted paper's theme after this week (-1: pool or unassigned)
             for paper in sorted(ids & set(now.index)):
                 trace.setdefault(name, {}).setdefault(paper, {})[week] = int(now.loc[paper])
@@ -248,6 +258,8 @@ def main() -> None:
               flush=True)
         before = now
     report["moved_total"] = moved_total
+    report["refit_moved"] = refit_moved
+    report["refit_weeks"] = [w["week"] for w in report["weeks"] if w.get("refit")]
     report["trace"] = trace
     report["born"] = {int(b["topic"]): b["week"] for w in report["weeks"] for b in w["births"]}
     report["median_update_s"] = statistics.median(w["seconds"] for w in report["weeks"])
@@ -280,12 +292,15 @@ def markdown(report: dict) -> str:
     waiting = (f"the week's unplanted papers unassigned (waiting) after its update: median "
                f"{statistics.median(shares):.1%}, max {max(shares):.1%}" if shares else "the week's waiting papers: n/a")
     lines += ["", f"Spurious births: {spurious} in {len(weeks)} weeks ({spurious / len(weeks) * 4:.1f} per 4 weeks); "
-              f"papers placed earlier that moved: {report['moved_total']}; unassigned after each week (pool "
+              f"papers placed earlier that moved: {report['moved_total']}"
+              + (f" (and {report['refit_moved']} in the refit that followed the update of "
+                 f"{', '.join(report['refit_weeks'])}: a theme past the size bound)" if report.get("refit_weeks") else "")
+              + "; unassigned after each week (pool "
               f"included): max {max(w['unassigned'] for w in weeks):.1%}; {waiting}; update seconds: median "
               f"{report['median_update_s']}", "", "| born | week | relation | size | field share | method share | label |",
               "|---|---|---|---|---|---|---|"]
     for b in weeks[-1]["births"]:
-        lines.append(f"| {b['topic']} | {b['week']} | {b['relation']}"
+        lines.append(f"| {b['topic']} | {b['week']} | {b['relation']}{' (refit)' if b.get('mode') == 'refit' else ''}"
                      f"{' of ' + str(b['parent']) if b['parent'] is not None else ''} | {b['size']} | "
                      f"{b['share_field']:.0%} | {b['share_method']:.0%} | {b['label']} |")
     lines += ["", "Where the planted papers went (on arrival -> after the last week):", "",

@@ -161,6 +161,7 @@ class TopicsConfig:
     align_threshold: float = 0.55  # --refit: similarity needed for a new theme to keep an old id
     refit_every_weeks: int = 13  # automatic refit once the themes are this many weeks old (0: never)
     refit_unexplained: float = 0.0  # automatic refit when this share of all papers waits in the pool (0: off)
+    refit_oversize: bool = False  # automatic refit when an update takes a theme past max_theme_share of all papers
     refit_keeps_placed: bool = True  # a refit keeps every theme that holds papers; placed papers move only into new or split themes, and only where the part that leaves lies apart from the rest of its theme
     emerge: bool = True  # weekly updates find new themes among papers no theme explains (topics/emerge.py)
     emerge_window: int = 4  # weeks such papers wait in the pool

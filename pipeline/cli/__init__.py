@@ -279,7 +279,8 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str |
     joins the theme that explains it (as close to it as that theme's own papers are); the others wait
     in a pool of recent weeks, where a dense group far from every theme, among recent papers rather
     than the fit's, is born as a new theme (next free id, lineage row "new" or "split"). --refit,
-    and the automatic refit every 13 weeks (refit_every_weeks), cluster everything again and match
+    and the automatic refit every 13 weeks (refit_every_weeks; refit_oversize = true also refits
+    when an update takes a theme past 5 % of the papers), cluster everything again and match
     the new themes to the old ones: every theme that holds papers keeps its id and label, and a placed
     paper moves only into a theme that is new or split off its own, where the papers that go there
     lie apart from the rest of their theme (a mere re-cut moves nobody; refit_keeps_placed = false lets

@@ -19,7 +19,8 @@ Three modes:
   paper joins the theme that explains it; the others wait in a pool of recent weeks, where dense
   groups far from every theme, among recent papers rather than the fit's, are born as new themes
   (``emerge.py``). Only new papers are embedded, and neither UMAP nor HDBSCAN runs.
-- **refit** (``--refit``, or automatically every ``refit_every_weeks``): cluster everything again,
+- **refit** (``--refit``, or automatically every ``refit_every_weeks``, or, with ``refit_oversize``,
+  right after an update that takes a theme past ``max_theme_share``): cluster everything again,
   then match new themes to old ones (``align.py``) so that a theme that persists keeps its id and
   label; with ``refit_keeps_placed`` every theme that holds papers persists and placed papers move
   only into new or split themes, where the part that leaves lies as far from the rest of its theme

@@ -40,6 +40,20 @@ def _refit_due(state: State, newest: str | None, cfg: TopicsConfig) -> str | Non
     return None
 
 
+def _outgrown(previous_topics: dict[str, int], topics: np.ndarray, cfg: TopicsConfig) -> list[int]:
+    """Themes that an update took past the size bound of a fit (``max_theme_share`` of all papers,
+    ``placement.size_bound``) and that were within it before: ``refit_oversize`` refits then. A
+    theme already past the bound before (one a refit could not cut) does not refit again."""
+    from pipeline.topics.placement import size_bound
+
+    now = np.bincount(topics[topics >= 0]) if (topics >= 0).any() else np.zeros(0, dtype=int)
+    held = np.array([t for t in previous_topics.values() if t >= 0], dtype=int)
+    before = np.bincount(held, minlength=len(now)) if len(held) else np.zeros(len(now), dtype=int)
+    bound_now, bound_before = (size_bound(len(topics), cfg.max_theme_share),
+                               size_bound(len(previous_topics), cfg.max_theme_share))
+    return [t for t in range(len(now)) if now[t] > bound_now and (t >= len(before) or before[t] <= bound_before)]
+
+
 def _stamp(fp: str, state: State) -> str:
     """The fingerprint the tables and the run record carry: the inputs' and the fit's."""
     return f"{fp}@{state.fitted_at}"
@@ -154,6 +168,7 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
     if due:
         log.info("topics: %s; refitting", due)
         refit = True
+    earlier: list[tuple[str, list[dict]]] = []  # lineage of an update that led to a refit in the same run
     if state is None or refit:
         result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
                      titles=titles, embed=encode, place=place)
@@ -164,20 +179,39 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
         if not state.tree:  # themes fitted before areas existed
             add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=encode)
         unexplained = result.unexplained  # measured before the cap on unassigned papers
+        outgrown = _outgrown(previous_topics, result.topics, cfg.topics) if cfg.topics.refit_oversize else []
+        why, oversize = None, False
         if cfg.topics.refit_unexplained and unexplained >= cfg.topics.refit_unexplained:
-            log.info("topics: %.1f %% of the papers wait unexplained (refit_unexplained %.1f %%); refitting",
-                     100 * unexplained, 100 * cfg.topics.refit_unexplained)
-            result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, State.load(folder),
-                         previous_topics, titles=titles, embed=encode, place=place)
+            why = (f"{100 * unexplained:.1f} % of the papers wait unexplained (refit_unexplained "
+                   f"{100 * cfg.topics.refit_unexplained:.1f} %)")
+        elif outgrown:
+            oversize = True
+            why = (f"{', '.join(repr(result.state.labels.get(t, t)) for t in outgrown)} now hold"
+                   f"{'s' if len(outgrown) == 1 else ''} more than {100 * cfg.topics.max_theme_share:g} % of the "
+                   f"papers (refit_oversize)")
+        if why:
+            log.info("topics: %s; refitting", why)
+            if oversize:
+                # the store as this update left it: the theme that outgrew the bound holds this week's
+                # papers, so the refit may cut it (fitting._keep_placed), and this update's births stay
+                # in the lineage
+                base, base_topics = result.state, dict(zip(paper_ids, result.topics.tolist()))
+                earlier.append(("update", result.lineage))
+            else:
+                base, base_topics = State.load(folder), previous_topics
+            result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, base, base_topics,
+                         titles=titles, embed=encode, place=place)
             result.state.fitted_week = newest
     fit_s = time.perf_counter() - started - embed_s
 
     lineage = read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)
-    if result.lineage:
+    for mode, made in [*earlier, (result.mode, result.lineage)]:  # an update's births, then the refit it led to
+        if not made:
+            continue
         newest = papers[Papers.week].dropna().max()
-        run_at = result.state.fitted_at if result.mode != "update" else utc_now()
-        rows = [{"run": run_at, "mode": result.mode,
-                 "week": newest, "pool_size": None, "pool_start": None, **row} for row in result.lineage]
+        run_at = result.state.fitted_at if mode != "update" else utc_now()
+        rows = [{"run": run_at, "mode": mode, "week": newest, "pool_size": None, "pool_start": None, **row}
+                for row in made]
         lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
     distinct_labels(result.state)
     result.state.forming = [{"papers": [paper_ids[i] for i in f["rows"]], "nearest": int(f["nearest"]),

@@ -439,3 +439,44 @@ def test_a_corpus_above_the_sample_bound_is_fitted_on_a_sample_and_every_paper_p
     shutil.rmtree(sampled.paths.models / "topics")
     topics.run(other, embedder=hash_embedder)
     assert tables(other)[0]["topic"].to_dict() != doc_topics["topic"].to_dict()
+
+
+def test_a_theme_is_outgrown_when_an_update_takes_it_past_the_size_bound():
+    import numpy as np
+
+    from pipeline.topics.stage import _outgrown
+
+    # 1,000 papers before (bound 50): theme 0 held 50, theme 1 already 60; 1,100 after (bound 55)
+    before = {f"p{i}": 0 if i < 50 else 1 if i < 110 else 3 for i in range(1000)}
+    after = np.array([0] * 60 + [1] * 70 + [2] * 56 + [3] * 914)
+    assert _outgrown(before, after, TopicsConfig()) == [0, 2]  # 1 was past it before; 2 was born past it
+    assert _outgrown(before, after, TopicsConfig(max_theme_share=0.9)) == []
+
+
+def test_an_update_that_outgrows_the_bound_is_followed_by_a_refit(
+        cleaned, hash_embedder, monkeypatch):
+    from pipeline.topics import stage
+
+    papers = read_table(cleaned.paths.papers, Papers)
+    last = papers["week"].max()
+    write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
+    topics.run(cleaned, embedder=hash_embedder)
+    write_table(papers, cleaned.paths.papers, Papers)
+    seen = {}
+
+    def outgrown(previous_topics, assigned, cfg):  # the update's theme 0 passed the bound
+        seen["placed"] = int((assigned >= 0).sum())
+        return [0]
+
+    monkeypatch.setattr(stage, "_outgrown", outgrown)
+    off = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=False))
+    assert topics.run(off, embedder=hash_embedder, force=True).stage == "topics (update)" and not seen
+    write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
+    topics.run(cleaned, refit=True, embedder=hash_embedder)
+    write_table(papers, cleaned.paths.papers, Papers)
+    on = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=True))
+    assert topics.run(on, embedder=hash_embedder).stage == "topics (refit)"
+    assert seen["placed"] > 0
+    assert topics.State.load(cleaned.paths.models / "topics").fitted_week == last
+    _, _, lineage = tables(cleaned)
+    assert "refit" in set(lineage["mode"])
