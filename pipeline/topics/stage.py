@@ -43,7 +43,9 @@ def _refit_due(state: State, newest: str | None, cfg: TopicsConfig) -> str | Non
 def _outgrown(previous_topics: dict[str, int], topics: np.ndarray, cfg: TopicsConfig) -> list[int]:
     """Themes that an update took past the size bound of a fit (``max_theme_share`` of all papers,
     ``placement.size_bound``) and that were within it before: ``refit_oversize`` refits then. A
-    theme already past the bound before (one a refit could not cut) does not refit again."""
+    theme already past the bound before (one a refit could not cut) does not refit again, nor does
+    any within ``emerge_window`` weeks of the last fit (checked by the caller). The forming groups
+    of the update are not carried into the refit (its clustering places or drops their papers)."""
     from pipeline.topics.placement import size_bound
 
     now = np.bincount(topics[topics >= 0]) if (topics >= 0).any() else np.zeros(0, dtype=int)
@@ -51,7 +53,7 @@ def _outgrown(previous_topics: dict[str, int], topics: np.ndarray, cfg: TopicsCo
     before = np.bincount(held, minlength=len(now)) if len(held) else np.zeros(len(now), dtype=int)
     bound_now, bound_before = (size_bound(len(topics), cfg.max_theme_share),
                                size_bound(len(previous_topics), cfg.max_theme_share))
-    return [t for t in range(len(now)) if now[t] > bound_now and (t >= len(before) or before[t] <= bound_before)]
+    return [t for t in range(len(now)) if now[t] > bound_now and before[t] <= bound_before]
 
 
 def _stamp(fp: str, state: State) -> str:
@@ -168,7 +170,7 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
     if due:
         log.info("topics: %s; refitting", due)
         refit = True
-    earlier: list[tuple[str, list[dict]]] = []  # lineage of an update that led to a refit in the same run
+    earlier: list[tuple[str, list[dict], str]] = []  # lineage of an update that led to a refit in the same run
     if state is None or refit:
         result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
                      titles=titles, embed=encode, place=place)
@@ -179,7 +181,12 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
         if not state.tree:  # themes fitted before areas existed
             add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=encode)
         unexplained = result.unexplained  # measured before the cap on unassigned papers
-        outgrown = _outgrown(previous_topics, result.topics, cfg.topics) if cfg.topics.refit_oversize else []
+        # at most one such refit a pool window: a theme that keeps growing past the bound after a refit
+        # cut it waits for the next window (or the quarterly refit) rather than refitting every week
+        settled = (state.fitted_week is None or newest is None or
+                   (week_monday(newest) - week_monday(state.fitted_week)).days // 7 >= cfg.topics.emerge_window)
+        outgrown = (_outgrown(previous_topics, result.topics, cfg.topics)
+                    if cfg.topics.refit_oversize and settled else [])
         why, oversize = None, False
         if cfg.topics.refit_unexplained and unexplained >= cfg.topics.refit_unexplained:
             why = (f"{100 * unexplained:.1f} % of the papers wait unexplained (refit_unexplained "
@@ -196,7 +203,7 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
                 # papers, so the refit may cut it (fitting._keep_placed), and this update's births stay
                 # in the lineage
                 base, base_topics = result.state, dict(zip(paper_ids, result.topics.tolist()))
-                earlier.append(("update", result.lineage))
+                earlier.append(("update", result.lineage, utc_now()))
             else:
                 base, base_topics = State.load(folder), previous_topics
             result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, base, base_topics,
@@ -205,11 +212,11 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
     fit_s = time.perf_counter() - started - embed_s
 
     lineage = read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)
-    for mode, made in [*earlier, (result.mode, result.lineage)]:  # an update's births, then the refit it led to
+    now = result.state.fitted_at if result.mode != "update" else utc_now()
+    for mode, made, run_at in [*earlier, (result.mode, result.lineage, now)]:  # an update's births, then its refit
         if not made:
             continue
         newest = papers[Papers.week].dropna().max()
-        run_at = result.state.fitted_at if mode != "update" else utc_now()
         rows = [{"run": run_at, "mode": mode, "week": newest, "pool_size": None, "pool_start": None, **row}
                 for row in made]
         lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)

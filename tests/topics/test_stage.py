@@ -453,30 +453,45 @@ def test_a_theme_is_outgrown_when_an_update_takes_it_past_the_size_bound():
     assert _outgrown(before, after, TopicsConfig(max_theme_share=0.9)) == []
 
 
-def test_an_update_that_outgrows_the_bound_is_followed_by_a_refit(
-        cleaned, hash_embedder, monkeypatch):
+def test_an_update_that_outgrows_the_bound_is_followed_by_a_refit(cleaned, hash_embedder, monkeypatch):
+    from pipeline.topics import fitting as fitting_module
     from pipeline.topics import stage
 
     papers = read_table(cleaned.paths.papers, Papers)
     last = papers["week"].max()
-    write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
-    topics.run(cleaned, embedder=hash_embedder)
-    write_table(papers, cleaned.paths.papers, Papers)
-    seen = {}
+
+    def fit_before_last(cfg):
+        write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
+        topics.run(cfg, refit=True, embedder=hash_embedder)
+        write_table(papers, cleaned.paths.papers, Papers)
+
+    seen, bases = {}, []
 
     def outgrown(previous_topics, assigned, cfg):  # the update's theme 0 passed the bound
-        seen["placed"] = int((assigned >= 0).sum())
+        seen["assigned"] = len(assigned)
         return [0]
 
+    real_fit = fitting_module.fit
+
+    def spy(*args, **kwargs):
+        bases.append(args[6])  # previous_topics the refit starts from
+        return real_fit(*args, **kwargs)
+
     monkeypatch.setattr(stage, "_outgrown", outgrown)
-    off = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=False))
-    assert topics.run(off, embedder=hash_embedder, force=True).stage == "topics (update)" and not seen
-    write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
-    topics.run(cleaned, refit=True, embedder=hash_embedder)
-    write_table(papers, cleaned.paths.papers, Papers)
-    on = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=True))
+    monkeypatch.setattr(stage, "fit", spy)
+    # off (the default), or within a pool window of the last fit: an update, no refit
+    for cfg in (cleaned, dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=True))):
+        fit_before_last(cfg)
+        bases.clear()
+        assert topics.run(cfg, embedder=hash_embedder).stage == "topics (update)" and not bases
+    assert not seen or seen["assigned"] == len(papers)
+    on = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=True, emerge_window=1))
+    fit_before_last(on)
+    bases.clear()
     assert topics.run(on, embedder=hash_embedder).stage == "topics (refit)"
-    assert seen["placed"] > 0
+    # the refit starts from the store as the update left it: this week's papers are placed in it
+    this_week = set(papers.loc[papers["week"] == last, "paper_id"])
+    assert len(bases) == 1 and this_week <= set(bases[0]) and any(bases[0][p] >= 0 for p in this_week)
     assert topics.State.load(cleaned.paths.models / "topics").fitted_week == last
     _, _, lineage = tables(cleaned)
-    assert "refit" in set(lineage["mode"])
+    assert ((lineage["mode"] == "refit") & (lineage["week"] == last)).any()
