@@ -61,9 +61,9 @@ RESULTS = REPO / "benchmarks" / "results"
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from topics import CLI, CORPUS, prepare, run_child  # noqa: E402
+from themes import corpus_root  # noqa: E402
+from topics import prepare  # noqa: E402
 
-CSDC = CORPUS.parent / "arxiv-csdc"  # the user's field: every cs.DC listing of June-December 2025
 # words a label of the user's field says (cs.DC's own subjects), chosen before the first run on it
 CSDC_WORDS = ("distributed,parallel,cluster,gpu,gpus,hpc,cloud,edge,federated,serverless,scheduling,"
               "consensus,blockchain,inference,serving,training,communication,memory,storage,kernel,kernels,"
@@ -74,17 +74,13 @@ CSDC_WORDS = ("distributed,parallel,cluster,gpu,gpus,hpc,cloud,edge,federated,se
 NOT_AUDIO = (r"(?:hate|toxic|offensive|hateful|free|counter|political|figures? of|parts?[- ]of)[- ]speech|"
              r"speech acts?\b|sound(?:ness| reasoning| proofs?)")
 AUDIO = "eess.AS,cs.SD"  # audio and speech: otherwise rare in a corpus of cs.CV, cs.CL, cs.AI and cs.LG
+PLANTED = {"stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
+           "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song", "method_words": "gaussian,splatting,3dgs"}
 PERIODS = {
-    "h1": {"fit_weeks": ("2025-W13", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
-           "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
-           "method_words": "gaussian,splatting,3dgs"},
-    "h2": {"fit_weeks": ("2025-W29", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
-           "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
-           "method_words": "gaussian,splatting,3dgs"},
+    "h1": {**PLANTED, "fit_weeks": ("2025-W13", 6)},
+    "h2": {**PLANTED, "fit_weeks": ("2025-W29", 6)},
     # a third period, for the cs.DC field only (--field-csdc): the daily corpus lists no audio paper after W28
-    "h3": {"fit_weeks": ("2025-W41", 6), "stream": 6, "field": AUDIO, "method": r"Gaussian Splatting|\b3DGS\b",
-           "field_words": "audio,speech,music,sound,speaker,voice,acoustic,song",
-           "method_words": "gaussian,splatting,3dgs"},
+    "h3": {**PLANTED, "fit_weeks": ("2025-W41", 6)},
 }
 
 
@@ -98,11 +94,12 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a TopicsConfig override")
     ap.add_argument("--verbose", action="store_true", help="log what each update finds in the pool")
     ap.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-emergence"))
-    ap.add_argument("--field-by-subject", action="store_true",
+    field = ap.add_mutually_exclusive_group()
+    field.add_argument("--field-by-subject", action="store_true",
                     help="the field also takes every paper (not primarily cs.CV) whose title names "
                          "the subject (one of the period's field words), so that it is absent from the fit by "
                          "subject, not only by category listing; results get a -subject suffix")
-    ap.add_argument("--field-csdc", action="store_true",
+    field.add_argument("--field-csdc", action="store_true",
                     help="the field is instead every paper of primary cs.DC, from the cs.DC listings "
                          "(../shared/data/arxiv-csdc) and the daily corpus: a whole field the daily corpus "
                          "otherwise barely lists (23 of the 11,691 papers of 2025-W29..W40 list cs.DC at all), "
@@ -127,12 +124,8 @@ def main() -> None:
 
     spec = PERIODS[args.period]
     corpus = read_table(prepare(args.work), Papers)
-    if args.field_csdc:
-        csdc = args.work / "csdc" / "data" / "processed" / "papers.parquet"
-        if not csdc.exists():
-            run_child(CLI, "--root", str(args.work / "csdc"), "-q", "ingest", str(CSDC))
-            run_child(CLI, "--root", str(args.work / "csdc"), "-q", "clean")
-        extra = read_table(csdc, Papers)
+    if args.field_csdc:  # every cs.DC listing of June-December 2025, ingested and cleaned once into --work
+        extra = read_table(corpus_root("csdc", args.work) / "data" / "processed" / "papers.parquet", Papers)
         extra = extra[(extra[Papers.primary_category] == "cs.DC") & ~extra[Papers.paper_id].isin(corpus[Papers.paper_id])]
         corpus = pd.concat([corpus, extra], ignore_index=True)
     weeks = sorted(corpus[Papers.week].dropna().unique().tolist())
@@ -146,7 +139,7 @@ def main() -> None:
              & (corpus[Papers.primary_category] != "cs.CV")).to_numpy()
     if args.field_csdc:
         field = (corpus[Papers.primary_category] == "cs.DC").to_numpy()
-        spec = {**spec, "field": "cs.DC", "field_words": CSDC_WORDS}
+        spec = {**spec, "field": "cs.DC (primary, with the cs.DC listings)", "field_words": CSDC_WORDS}
     elif args.field_by_subject:
         pattern = r"\b(?:" + "|".join(spec["field_words"].split(",")) + r")s?\b"
         named = corpus[Papers.title].str.contains(pattern, case=False, regex=True)
@@ -185,8 +178,7 @@ def main() -> None:
     before = read_table(cfg.paths.doc_topics, DocTopics).set_index(DocTopics.paper_id)[DocTopics.topic]
     fitted = read_table(cfg.paths.topic_info, TopicInfo)
     report = {"period": args.period, "fit_weeks": [fit_weeks[0], fit_weeks[-1]], "stream": stream,
-              "field": spec["field"] + (" or naming the subject" if args.field_by_subject and not args.field_csdc
-                                        else " (primary, with the cs.DC listings)" if args.field_csdc else ""),
+              "field": spec["field"] + (" or naming the subject" if args.field_by_subject else ""),
               "method": spec["method"] + (" in title or abstract" if args.method_by_abstract else ""),
               "overrides": overrides,
               "sample_seed": args.sample_seed,

@@ -152,9 +152,9 @@ def calibrate(embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centr
             neighbour_q[j] = np.quantile(top_k_mean(sims, min(rules.k, len(sample) - 1)), q)
         else:
             neighbour_q[j] = -1.0
-    between = centroids @ centroids.T if n_ids else np.zeros((0, 0))
-    np.fill_diagonal(between, -np.inf)
-    nearest_theme = between.max(axis=1) if n_ids > 1 else np.full(n_ids, np.nan)  # no other theme to be near
+    from pipeline.topics.placement import nearest_theme_cosines
+
+    nearest_theme = nearest_theme_cosines(centroids)  # NaN: no other theme to be near
     return Calibration(ids, centroid_q, neighbour_q, members, cohesion, nearest_theme)
 
 

@@ -249,16 +249,16 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     moving = np.isin(old_topics, present) & np.isin(topics, list(fresh))
     flows = {(o, n) for o, n in zip(old_topics[moving].tolist(), topics[moving].tolist())
              if (n not in split_from or o in split_from[n]) and kind[n] != "merged"}
-    between = state.centroids @ state.centroids.T if len(state.ids) > 1 else np.zeros((0, 0))
-    np.fill_diagonal(between, -np.inf)
-    nearest_cos = between.max(axis=1) if len(state.ids) > 1 else np.zeros(0)
-    bound = float(np.nanmedian(nearest_cos)) if np.isfinite(nearest_cos).any() else np.inf
-    distinct = _distinct_flows(embeddings, topics, old_topics, flows, bound)
-    # a theme past the size bound of a fit is cut wherever the refit cuts it (no theme outgrows the bound)
-    from pipeline.topics.placement import size_bound
+    from pipeline.topics.placement import nearest_theme_cosines, size_bound
 
+    # a theme past the size bound of a fit is cut wherever the refit cuts it (no theme outgrows the bound)
+    held = np.bincount(old_topics[old_topics >= 0]) if (old_topics >= 0).any() else np.zeros(0, dtype=int)
     largest = size_bound(len(topics), cfg.max_theme_share)
-    refused = {(o, n) for (o, n), ok in distinct.items() if not ok and (old_topics == o).sum() <= largest}
+    tested = {(o, n) for o, n in flows if held[o] <= largest}
+    nearest_cos = nearest_theme_cosines(state.centroids)
+    bound = float(np.nanmedian(nearest_cos)) if np.isfinite(nearest_cos).any() else np.inf
+    distinct = _distinct_flows(embeddings, topics, old_topics, tested, bound)
+    refused = {flow for flow, ok in distinct.items() if not ok}
     if refused:
         log.info("topics: the refit re-cut %d themes along other lines (%d papers); those papers stay in their themes",
                  len({old for old, _ in refused}), int(sum(((old_topics == o) & (topics == n)).sum() for o, n in refused)))
@@ -310,11 +310,15 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     rows += [{"from_topic": t, "to_topic": None, "relation": "retired", "similarity": None, "shared_papers": 0}
              for t in previous.ids.tolist() if t not in present]
     changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
-    # a split whose every source was refused takes no placed paper (it holds only papers unplaced before)
-    receiving = {t: split_from[t] if t in split_from
-                 else set(present) - {o for o, n in refused if n == t} if any(n == t for _, n in refused)
-                 else None
-                 for t in fresh - set(small) if kind[t] != "merged"}
+    receiving: Receiving = {}
+    for t in fresh - set(small):
+        refused_from = {o for o, n in refused if n == t}
+        if kind[t] == "merged":
+            continue
+        if t in split_from:  # a split whose every source was refused takes no placed paper
+            receiving[t] = split_from[t]
+        else:  # a new theme: any old theme's papers, but those of a theme it only re-cut
+            receiving[t] = set(present) - refused_from if refused_from else None
     return out, rows, changed - {-1}, receiving, set(revived)
 
 

@@ -13,6 +13,15 @@ def unit(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.where(norms == 0, 1, norms)
 
 
+def nearest_theme_cosines(centroids: np.ndarray) -> np.ndarray:
+    """Each theme's cosine to its nearest other theme (unit centroids; NaN where there is no other)."""
+    if len(centroids) < 2:
+        return np.full(len(centroids), np.nan)
+    between = centroids @ centroids.T
+    np.fill_diagonal(between, -np.inf)
+    return between.max(axis=1)
+
+
 def centroids_of(embeddings: np.ndarray, topics: np.ndarray, ids: list[int]) -> np.ndarray:
     """Unit-length mean embedding of each topic in ``ids`` (rows in that order)."""
     return unit(np.stack([embeddings[topics == t].mean(axis=0) for t in ids]).astype(np.float32))

@@ -27,6 +27,11 @@ from pipeline.topics.tables import doc_topics_table, read_lineage, topic_info_ta
 log = logging.getLogger(__name__)
 
 
+def _weeks_since_fit(state: State, newest: str) -> int:
+    """Whole weeks from the week the themes were last fitted (``state.fitted_week``) to ``newest``."""
+    return (week_monday(newest) - week_monday(state.fitted_week)).days // 7
+
+
 def _refit_due(state: State, newest: str | None, cfg: TopicsConfig) -> str | None:
     """Why the automatic refit policy refits now (``refit_every_weeks``), or None."""
     if not cfg.refit_every_weeks or newest is None:
@@ -34,7 +39,7 @@ def _refit_due(state: State, newest: str | None, cfg: TopicsConfig) -> str | Non
     if not state.fitted_week:  # fitted before the policy existed: count from now
         state.fitted_week = newest
         return None
-    weeks = (week_monday(newest) - week_monday(state.fitted_week)).days // 7
+    weeks = _weeks_since_fit(state, newest)
     if weeks >= cfg.refit_every_weeks:
         return f"{weeks} weeks since the themes were fitted ({state.fitted_week}; refit_every_weeks {cfg.refit_every_weeks})"
     return None
@@ -183,29 +188,26 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
         unexplained = result.unexplained  # measured before the cap on unassigned papers
         # at most one such refit a pool window: a theme that keeps growing past the bound after a refit
         # cut it waits for the next window (or the quarterly refit) rather than refitting every week
-        settled = (state.fitted_week is None or newest is None or
-                   (week_monday(newest) - week_monday(state.fitted_week)).days // 7 >= cfg.topics.emerge_window)
+        settled = (state.fitted_week is None or newest is None
+                   or _weeks_since_fit(state, newest) >= cfg.topics.emerge_window)
         outgrown = (_outgrown(previous_topics, result.topics, cfg.topics)
                     if cfg.topics.refit_oversize and settled else [])
-        why, oversize = None, False
+        why = None
         if cfg.topics.refit_unexplained and unexplained >= cfg.topics.refit_unexplained:
             why = (f"{100 * unexplained:.1f} % of the papers wait unexplained (refit_unexplained "
                    f"{100 * cfg.topics.refit_unexplained:.1f} %)")
+            base, base_topics = State.load(folder), previous_topics
         elif outgrown:
-            oversize = True
             why = (f"{', '.join(repr(result.state.labels.get(t, t)) for t in outgrown)} now hold"
                    f"{'s' if len(outgrown) == 1 else ''} more than {100 * cfg.topics.max_theme_share:g} % of the "
                    f"papers (refit_oversize)")
+            # the store as this update left it: the theme that outgrew the bound holds this week's
+            # papers, so the refit may cut it (fitting._keep_placed), and this update's births stay
+            # in the lineage
+            base, base_topics = result.state, dict(zip(paper_ids, result.topics.tolist()))
+            earlier.append(("update", result.lineage, utc_now()))
         if why:
             log.info("topics: %s; refitting", why)
-            if oversize:
-                # the store as this update left it: the theme that outgrew the bound holds this week's
-                # papers, so the refit may cut it (fitting._keep_placed), and this update's births stay
-                # in the lineage
-                base, base_topics = result.state, dict(zip(paper_ids, result.topics.tolist()))
-                earlier.append(("update", result.lineage, utc_now()))
-            else:
-                base, base_topics = State.load(folder), previous_topics
             result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, base, base_topics,
                          titles=titles, embed=encode, place=place)
             result.state.fitted_week = newest
@@ -216,7 +218,6 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
     for mode, made, run_at in [*earlier, (result.mode, result.lineage, now)]:  # an update's births, then its refit
         if not made:
             continue
-        newest = papers[Papers.week].dropna().max()
         rows = [{"run": run_at, "mode": mode, "week": newest, "pool_size": None, "pool_start": None, **row}
                 for row in made]
         lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
