@@ -237,19 +237,28 @@ class FetchConfig:
 
 @dataclass(frozen=True)
 class ReportConfig:
-    """``paper-trends report``: how the weekly report decides that a theme rose or fell. A theme's
-    share this week is tested against its share over the trailing ``window`` ISO weeks (exact
-    conditional binomial test of two Poisson rates), the false discovery rate held at ``alpha`` over
-    all themes (Benjamini-Hochberg)."""
+    """``paper-trends report``: how the weekly report decides that a theme, an area or a watched
+    theme moved (``report/movement.py``: this week against the ``window`` weeks before, 4 weeks
+    against 12, 13 against 13; exact conditional binomial tests of two Poisson rates, the false
+    discovery rate held at ``alpha`` over every test of the report), and the themes the user watches."""
 
-    window: int = 8
-    alpha: float = 0.05
+    window: int = 8  # this week is compared with the window weeks before it
+    alpha: float = 0.05  # false discovery rate over every test of a report (movement.py)
+    # watched themes: name = a sentence saying what it is about (report/watched.py)
+    watch: tuple[tuple[str, str], ...] = ()
+    watch_z: float = 3.0  # a paper this far out in the tail of the cosines to the sentence is on it
+    watch_z_words: float = 1.5  # ... or this far, writing two thirds of the sentence's content words
 
     def __post_init__(self) -> None:
         if self.window < 1:
             raise ConfigError(f"report.window = {self.window}: must be at least 1 week")
         if not 0 < self.alpha < 1:
             raise ConfigError(f"report.alpha = {self.alpha}: must lie between 0 and 1")
+        for item in self.watch:
+            if len(item) != 2 or not all(isinstance(v, str) and v.strip() for v in item):
+                raise ConfigError(f"report.watch: {item!r}: each watched theme is a name = a sentence, both text")
+        if len({name.casefold() for name, _ in self.watch}) < len(self.watch):
+            raise ConfigError("report.watch: two watched themes have the same name")
 
 
 @dataclass(frozen=True)
@@ -271,8 +280,8 @@ def _coerce(cls: type, name: str, value: Any) -> Any:
     if name in ("since", "until") and value is not None and not isinstance(value, dt.date):
         return dt.date.fromisoformat(str(value))
     if isinstance(current, tuple):
-        if isinstance(value, dict):
-            return tuple(sorted(value.items()))
+        if isinstance(value, dict):  # watched themes keep the order the user wrote them in
+            return tuple(value.items()) if name == "watch" else tuple(sorted(value.items()))
         if isinstance(value, str):
             return (value,)
         return tuple(tuple(v) if isinstance(v, list) else v for v in value)
