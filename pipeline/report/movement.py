@@ -18,7 +18,7 @@ adjustment, so ``alpha`` bounds the share of false movers among all the movers a
 
 The size of a move is the **rate ratio** (share now / share before), shrunk towards 1 by an
 empirical-Bayes prior fitted across the units of a level and horizon: ``log ratio ~ Normal(0, tau)``,
-``tau`` by maximum marginal likelihood on a grid, each unit's posterior computed on a grid of log
+``tau`` by maximum marginal likelihood on a grid (at least 0.2), each unit's posterior computed on a grid of log
 ratios (binomial likelihood of ``k`` given ``k + k0``). A theme with 2 papers against 0.5 expected
 is not reported as a 4x rise: with few papers the estimate stays near 1 and its interval is wide.
 The estimate is the posterior median, the interval the central ``interval`` (90 %) of the posterior.
@@ -52,7 +52,9 @@ def horizons(cfg: TrendConfig = TrendConfig()) -> tuple[Horizon, ...]:
 SILENT = "silent"  # the horizon name of a silence test
 MIN_SILENT_WEEKS = 2
 _GRID = np.linspace(-4.0, 4.0, 801)  # log rate ratios
-_TAUS = np.array([0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1.5, 2.0])
+# prior spreads of the log ratio; the smallest keeps a unit's interval from being narrower than its own
+# papers allow when the units happen to agree (a prior alone would then claim "1.0x (1.0-1.0)")
+_TAUS = np.array([0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1.5, 2.0])
 COLUMNS = ["unit", "level", "horizon", "k", "n", "k0", "n0", "expected", "ratio", "estimate", "low", "high",
            "p_value", "q_value", "direction", "mover"]
 
@@ -175,16 +177,23 @@ def movement(levels: dict[str, pd.DataFrame], volume: pd.Series, monday: pd.Time
         parts.append(_silences(counts, volume, monday, level))
     parts = [p for p in parts if not p.empty]
     if not parts:
-        return pd.DataFrame(columns=COLUMNS + ["weeks"])
+        return _empty()
     table = pd.concat(parts, ignore_index=True)
     table["q_value"] = benjamini_hochberg(table["p_value"].to_numpy(dtype=float))
     table["mover"] = table["q_value"] < cfg.alpha
     return table.reset_index(drop=True)
 
 
+def _empty() -> pd.DataFrame:
+    """No test at all, with the columns (and a boolean ``mover``) every caller reads."""
+    table = pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS + ["weeks"]})
+    return table.astype({"mover": bool, "k": int, "n": int, "k0": int, "n0": int, "expected": float,
+                         "p_value": float, "q_value": float})
+
+
 def movers(table: pd.DataFrame) -> pd.DataFrame:
     """The movers, each unit once at its strongest horizon (lowest q), strongest first."""
-    found = table[table["mover"]]
+    found = table[table["mover"].astype(bool)]
     if found.empty:
         return found
     return (found.sort_values(["q_value", "p_value"]).drop_duplicates(["level", "unit"])

@@ -4,6 +4,7 @@ is written (``stage.Step``), build, render and write the folder whole or not at 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ import pandas as pd
 
 from pipeline.config import Config, as_dict
 from pipeline.io import TableError, atomic_folder, read_table, write_text
-from pipeline.report import data, plots
+from pipeline.report import data, feed, plots
 from pipeline.report.load import load_corpus, load_embeddings, require_tables
 from pipeline.report.render import render, save_figures
 from pipeline.schemas import Papers
@@ -60,7 +61,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``; skipped
     when the same report of the same tables is already written, unless ``force``."""
-    from pipeline.report.weekly import COLUMNS, STATUS_TEXT, build_week, opening, to_markdown
+    from pipeline.report.weekly import COLUMNS, PHRASES, READ, STATUS_TEXT, build_week, opening, to_markdown
 
     start = time.perf_counter()
     require_tables(cfg.paths)
@@ -80,8 +81,10 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
                  {"week": label, "level": level, "primary_only": primary_only})
     if (skipped := step.skipped(force)) is not None:
         return skipped
-    corpus = load_corpus(cfg, COLUMNS)
-    report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level)
+    watch = dict(cfg.report.watch)
+    corpus = load_corpus(cfg, COLUMNS + ([Papers.abstract] if watch else []))
+    report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level,
+                        watched=watched_matches(cfg, corpus) if watch else None)
     with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
         figures = save_figures(report.figures, folder / "figures")
         papers = report.papers.sort_values(Papers.title)
@@ -89,20 +92,41 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         by_theme = {int(t): rows for t, rows in links.groupby(papers["topic"], sort=False)}
         html = render(
             "weekly.html.j2", r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
-            opening=opening(report),
+            opening=opening(report), phrases=PHRASES, read=READ,
             papers_of=lambda t: by_theme.get(int(t), links.iloc[:0]),
             unassigned=papers[papers["topic"] == -1],
             generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         )
         write_text(folder / "index.html", html)
         write_text(folder / "report.md", to_markdown(report))
+        write_text(folder / feed.SUMMARY, json.dumps(feed.summary(
+            label, opening(report) if not report.empty else [f"No papers were published in {report.week}."],
+            [f"{report.move_text(r)} {PHRASES[r.horizon]}" for r in report.movers.itertuples()],
+            [f"{w['name']}: {w['count']} papers this week" for w in report.watched], level)))
+    # the feed lists every weekly report written so far (written after the report's folder is in place)
+    write_text(cfg.paths.weekly_reports / "feed.xml", feed.feed(cfg.paths.weekly_reports))
     folder = final
     if report.empty:
         log.warning("report: no papers in %s; the report says so", report.week)
-    counts = {"papers this week": len(report.papers), "rising": len(report.by_status("rising")),
-              "falling": len(report.by_status("falling"))}
+    counts = {"papers this week": len(report.papers), "moved": len(report.movers),
+              "new": len(report.by_status("new"))}
+    if report.watched:
+        counts["on watched themes"] = sum(w["count"] for w in report.watched)
     log.info("report: %s", cfg.paths.display(folder / "index.html"))
     return step.done(counts, time.perf_counter() - start)
+
+
+def watched_matches(cfg: Config, corpus: data.Corpus) -> pd.DataFrame:
+    """``watched.match`` of every paper of ``corpus`` against the configured watched themes."""
+    from pipeline.report.watched import match
+    from pipeline.topics import fitted
+
+    watch = dict(cfg.report.watch)
+    embeddings, _ = load_embeddings(cfg, corpus)
+    papers = corpus.papers
+    texts = papers[Papers.title].fillna("") + " " + papers[Papers.abstract].fillna("")
+    return match(texts, embeddings, watch, fitted.embed_texts(cfg, list(watch.values())),
+                 z_alone=cfg.report.watch_z, z_words=cfg.report.watch_z_words)
 
 
 def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False,

@@ -24,6 +24,7 @@ from pipeline.report.data import (
     week_label,
     weekly_topic_counts,
 )
+from pipeline.report.movement import SILENT, horizons, movement, movers, needed
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
 from pipeline.schemas import Papers, TopicInfo
 
@@ -31,6 +32,10 @@ from pipeline.schemas import Papers, TopicInfo
 COLUMNS = [Papers.paper_id, Papers.title, Papers.url, Papers.categories, Papers.primary_category, Papers.published,
            Papers.week, Papers.week_start]
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
+HISTORY = 26  # weeks before this one that the longest horizon reads (13 against 13)
+PHRASES = {h.name: h.phrase for h in horizons()} | {SILENT: "silent"}
+LEVEL_NOUN = {"theme": "", "area": " (area)", "watched": " (watched)"}
+READ = 5  # the most representative papers listed first for each mover, new theme and forming group
 
 
 @dataclass
@@ -51,6 +56,24 @@ class WeeklyReport:
     born: dict[int, dict] = field(default_factory=dict)  # themes born in a weekly update: how, and their papers
     forming: list[dict] = field(default_factory=list)  # pool groups of this week, not yet themes: label, near, papers
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
+    moves: pd.DataFrame = field(default_factory=pd.DataFrame)  # every test of the report (movement.movement)
+    movers: pd.DataFrame = field(default_factory=pd.DataFrame)  # each unit that moved once, strongest first
+    quiet: pd.DataFrame = field(default_factory=pd.DataFrame)  # themes whose silence or drop is significant
+    names: dict[tuple[str, object], str] = field(default_factory=dict)  # (level, unit) -> name
+    reading: dict[tuple[str, object], pd.DataFrame] = field(default_factory=dict)  # (level, unit) -> papers to read
+    watched: list[dict] = field(default_factory=list)  # name, sentence, this week, moves, papers
+    would_take: list[str] = field(default_factory=list)  # what a theme would have needed, when nothing moved
+    waiting: dict[str, int] = field(default_factory=dict)  # this week's unassigned papers by reason
+
+    def name(self, level: str, unit: object) -> str:
+        return self.names.get((level, unit), str(unit))
+
+    def move_text(self, row) -> str:  # noqa: ANN001 - a row of moves or movers
+        """``MoE serving (watched) 2.1× (1.4–3.2)``, or ``Blockchain (area): no paper in 5 weeks``."""
+        name = self.name(row.level, row.unit) + LEVEL_NOUN.get(row.level, "")
+        if row.horizon == SILENT:
+            return f"{name}: no paper in {int(row.weeks)} weeks ({row.expected:.1f} expected)"
+        return f"{name} {row.estimate:.1f}× ({row.low:.1f}–{row.high:.1f})"
 
     @property
     def empty(self) -> bool:
@@ -67,14 +90,21 @@ class WeeklyReport:
             weeks += f" that hold papers ({self.trailing_weeks})"
         return weeks
 
+    @property
+    def categorised(self) -> bool:
+        """Whether any paper of this week lists an arXiv category (digest pages list none)."""
+        return bool(len(self.categories)) and float(self.categories["this week"].sum()) > 0
+
     def by_status(self, status: str) -> pd.DataFrame:
         return self.trend[self.trend["status"] == status]
 
 
 def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *, primary_only: bool = False,
-          history: int = 12, level: str = "theme") -> WeeklyReport:
+          history: int = 12, level: str = "theme", watched: pd.DataFrame | None = None) -> WeeklyReport:
     """The report of the week starting ``monday``. At ``level="area"`` every count, test and chart
-    is by area; at ``"theme"`` the table of the week's themes is grouped under their areas."""
+    is by area; at ``"theme"`` the table of the week's themes is grouped under their areas, and the
+    areas are tested beside the themes. ``watched``: ``watched.match`` of ``corpus.papers`` (rows in
+    the same order), when the configuration names watched themes."""
     areas = areas_of(corpus)
     born = births(corpus) if level == "theme" else {}
     corpus = at_level(corpus, level)
@@ -82,9 +112,10 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
     window = week_range(monday, cfg.window)
     papers = corpus.papers
     start = papers[Papers.week_start].min() if not papers.empty else monday
-    # weeks before the listings begin are left out of the charts, not drawn as weeks without papers
-    shown = [m for m in week_range(monday, max(history, cfg.window) - 1) if m >= start] + [monday]
-    counts = weekly_topic_counts(corpus, shown)
+    # weeks before the listings begin are left out, not counted as weeks without papers
+    tested = [m for m in week_range(monday, HISTORY) if m >= start] + [monday]
+    shown = tested[-(max(history, cfg.window) + 1):]
+    counts = weekly_topic_counts(corpus, tested)
     this = papers[papers[Papers.week_start] == monday]
     before = papers[papers[Papers.week_start].isin(window)]
     first_seen = papers[papers["topic"] >= 0].groupby("topic")[Papers.week_start].min()
@@ -101,9 +132,10 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
     }).fillna(0).sort_values("this week", ascending=False)
     report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before),
                           covered, level, corpus.themes[TopicInfo.description].astype(str).to_dict())
-    report.groups = group_rows(table, areas if level == "theme" else {})
+    _move(report, corpus, counts, areas if level == "theme" else {}, watched, tested)
+    report.groups = group_rows(report.trend, areas if level == "theme" else {})
+    by_id = papers.set_index(Papers.paper_id)
     if level == "theme":
-        by_id = papers.set_index(Papers.paper_id)
         for group in corpus.forming:
             if group.get("week") == report.week:
                 members = by_id.loc[[p for p in group["papers"] if p in by_id.index]].reset_index()
@@ -117,31 +149,129 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
             parent = born[int(t)]["parent"]
             report.born[int(t)] = {**born[int(t)], "papers": members,
                                    "parent_label": labels.get(parent) if parent is not None else None}
+    waiting = this[this["topic"] == -1]
+    if len(waiting):
+        forming_ids = {p for g in report.forming for p in g["papers"][Papers.paper_id]}
+        near_forming = int(waiting[Papers.paper_id].isin(forming_ids).sum())
+        report.waiting = {"in a group still forming": near_forming,
+                          "no theme explains them yet": len(waiting) - near_forming}
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
     unlisted = uncategorised(this, primary_only=primary_only)
     if unlisted:  # digest pages carry no arXiv category: say so rather than show a week emptier than it is
         note += f" {unlisted} of this week's {len(this)} papers list no arXiv category and are not counted here."
-    report.figures["categories"] = (plots.category_volume(
-        cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
-        f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}.")
-    totals = counts.sum(axis=1)
-    shares = counts.div(totals.where(totals > 0), axis=0)  # a week without papers has no shares (a gap)
+    if not report.categorised:  # digest pages only: nothing to draw, the numbers section says so in a line
+        pass
+    else:
+        report.figures["categories"] = (plots.category_volume(
+            cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
+            f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}.")
+    shown_counts = counts.reindex(shown)
+    totals = shown_counts.sum(axis=1)
+    shares = shown_counts.div(totals.where(totals > 0), axis=0)  # a week without papers has no shares (a gap)
     shares.index = [week_label(m) for m in shares.index]
-    named = len([t for t in counts.columns if t != -1])
+    named = len([t for t in shown_counts.columns if t != -1])
     report.figures["share_by_week"] = (plots.share_by_week(
         shares, labels, title=f"{level.capitalize()} share by week, {shares.index[0]} to {report.week}", noun=f"{level}s"),
         f"Share of each week's papers held by the {min(plots.TOP_SHARE, named)} largest of the {named} {level}s, "
         f"stacked; the other {level}s and unassigned papers make up the rest of each week.")
-    movers = report.trend[report.trend["status"].isin(["rising", "falling"])]["topic"].tolist()
-    report.figures["movers"] = (plots.theme_series(
-        shares, movers[:9], labels, title=f"Rising and falling {level}s: weekly share"),
-        f"Weekly share of each {level} found rising or falling this week; the dot is this week.")
+    moving = [u for lv, u in zip(report.movers.get("level", []), report.movers.get("unit", [])) if lv == level]
+    if moving:  # no movers, no figure: the opening says what it would have taken
+        report.figures["movers"] = (plots.theme_series(
+            shares, moving[:9], labels, title=f"{level.capitalize()}s that moved: weekly share"),
+            f"Weekly share of each {level} that moved at some horizon; the dot is this week.")
     matrix = theme_by_category(this, primary_only=primary_only)
-    report.figures["heatmap"] = (plots.heatmap(
-        matrix, labels, title=f"{level.capitalize()}s by arXiv category, {report.week}", note=f"Counts use {counting}."),
-        f"Papers of each {level} in each arXiv category this week (counts use {counting}).")
+    if not matrix.empty:
+        report.figures["heatmap"] = (plots.heatmap(
+            matrix, labels, title=f"{level.capitalize()}s by arXiv category, {report.week}", note=f"Counts use {counting}."),
+            f"Papers of each {level} in each arXiv category this week (counts use {counting}).")
     return report
+
+
+def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dict[int, tuple[int, str]],
+          watched: pd.DataFrame | None, tested: list[pd.Timestamp]) -> None:
+    """Every unit's movement at every horizon (themes or areas, the areas beside the themes, the watched
+    themes), the movers, what went quiet, the papers to read, and the statuses of the week's table."""
+    from pipeline.report.watched import weekly_counts
+
+    papers = corpus.papers
+    volume = counts.sum(axis=1)  # unassigned papers count in the week's volume
+    units = counts.drop(columns=[-1], errors="ignore")
+    levels = {report.level: units}
+    names: dict[tuple[str, object], str] = {(report.level, t): label for t, label in report.labels.items()}
+    area_of = {t: a for t, (a, _) in areas.items()}
+    if areas:
+        levels["area"] = units.T.groupby([area_of.get(int(t), -1) for t in units.columns]).sum().T
+        names |= {("area", a): label for a, label in areas.values()}
+    watch = [c for c in watched.columns if not str(c).endswith(" z")] if watched is not None else []
+    if watch:
+        levels["watched"] = weekly_counts(watched, papers[Papers.week_start], watch, tested)
+        names |= {("watched", w): w for w in watch}
+    report.names = names
+    report.moves = moves = movement(levels, volume, report.monday, report.cfg)
+    silent = moves[(moves["horizon"] == SILENT) & moves["mover"].astype(bool)]
+    report.movers = movers(moves[moves["horizon"] != SILENT])
+    drops = report.movers[(report.movers["direction"] == "down") & (report.movers["k"] == 0)]
+    report.quiet = pd.concat([silent, drops]).drop_duplicates(["level", "unit"]) if len(silent) + len(drops) \
+        else moves.iloc[:0]
+    moved = {r.unit: ("rising" if r.direction == "up" else "falling")
+             for r in report.movers.itertuples() if r.level == report.level}
+    quiet = set(report.quiet.loc[report.quiet["level"] == report.level, "unit"])
+    trend = report.trend
+    report.trend = trend.assign(status=[
+        s if s == "new" else "quiet" if t in quiet else moved.get(t, "steady")
+        for t, s in zip(trend["topic"], trend["status"])])
+
+    def members(level: str, unit: object) -> tuple[pd.Series, pd.Series]:
+        if level == "watched":
+            return watched[unit].to_numpy(), watched[f"{unit} z"]
+        topic = papers["topic"] if level == report.level else papers["topic"].map(area_of)
+        return (topic == unit).to_numpy(), papers["probability"]
+
+    steps = {h.name: h.recent for h in horizons(report.cfg)}
+    for row in pd.concat([report.movers, report.quiet]).itertuples():
+        inside, order = members(row.level, row.unit)
+        weeks = steps.get(row.horizon, 4)
+        recent = papers[Papers.week_start] > report.monday - pd.Timedelta(weeks=weeks)
+        chosen = papers[inside & recent.to_numpy() & (papers[Papers.week_start] <= report.monday).to_numpy()]
+        report.reading[(row.level, row.unit)] = chosen.assign(_order=order[chosen.index]).sort_values(
+            ["_order", Papers.paper_id], ascending=[False, True])
+    for name in watch:
+        inside, order = members("watched", name)
+        now = papers[inside & (papers[Papers.week_start] == report.monday).to_numpy()]
+        report.watched.append({
+            "name": name, "sentence": dict(report.cfg.watch).get(name, ""), "count": len(now),
+            "total": int(inside[(papers[Papers.week_start] <= report.monday).to_numpy()].sum()),
+            "moves": moves[(moves["level"] == "watched") & (moves["unit"] == name)],
+            "papers": now.assign(_order=order[now.index]).sort_values(["_order", Papers.paper_id],
+                                                                      ascending=[False, True])})
+    if report.movers.empty and len(moves):
+        report.would_take = _would_take(report, counts, volume, len(moves))
+
+
+def _would_take(report: WeeklyReport, counts: pd.DataFrame, volume: pd.Series, tests: int) -> list[str]:
+    """What a theme of the median share would have needed to count as rising, this week and over 4
+    weeks, when it were the only mover among the report's ``tests`` tests."""
+    from pipeline.report.movement import weeks_of
+
+    units = counts.drop(columns=[-1], errors="ignore")
+    out = []
+    for h in horizons(report.cfg)[:2]:
+        recent, before = weeks_of(report.monday, h)
+        n = int(volume.reindex(recent, fill_value=0).sum())
+        n0 = int(volume.reindex(before, fill_value=0).sum())
+        held = units.reindex(before, fill_value=0).sum()
+        held = held[held > 0]
+        if n == 0 or n0 == 0 or held.empty:
+            continue
+        share = float((held / n0).median())
+        k = needed(n, n0, share, tests, report.cfg.alpha)
+        if k is None:
+            continue
+        papers = f"with {n:,} papers {'this week' if h.recent == 1 else 'in the last 4 weeks'}"
+        out.append(f"{papers}, a {report.level} of {100 * share:.1f} % (the median {report.level}) would need "
+                   f"{k} papers ({share * n:.1f} expected) to count as rising")
+    return out
 
 
 def _names(labels: list[str], most: int = 3) -> str:
@@ -151,23 +281,37 @@ def _names(labels: list[str], most: int = 3) -> str:
 
 
 def opening(r: WeeklyReport) -> list[str]:
-    """Three plain sentences before the numbers: the week's volume against the usual week, what rose
-    and fell, and what is new (text from the data is escaped where it is rendered)."""
+    """The opening paragraph, as sentences: the week's volume against the usual week; what moved, at
+    which horizon and by how much, or what it would have taken; what went quiet; what is new or
+    forming; the watched themes (text from the data is escaped where it is rendered)."""
     n = len(r.papers)
     usual = r.trailing_papers / r.trailing_weeks if r.trailing_weeks else 0
     papers = f"{n:,} paper{'s' if n != 1 else ''}"
-    volume = (f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})."
-              if usual else f"{papers}; no earlier week holds papers to compare with.")
-    moved = []
-    for status, word in (("rising", "Rising"), ("falling", "Falling")):
-        names = [r.labels[t] for t in r.by_status(status)["topic"]]
-        if names:
-            moved.append(f"{word}: {_names(names)}.")
-    movement = " ".join(moved) or f"No {r.level} rose or fell beyond what chance explains."
+    out = [f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})."
+           if usual else f"{papers}; no earlier week holds papers to compare with."]
+    if len(r.movers):
+        parts = []
+        for h in [*horizons(r.cfg)]:
+            rows = r.movers[r.movers["horizon"] == h.name]
+            if len(rows):
+                parts.append(f"{h.phrase}: " + _names([r.move_text(row) for row in rows.itertuples()], 4))
+        out.append("Moved " + "; ".join(parts) + ".")
+    elif r.would_take:
+        out.append(f"No {r.level}, area or watched theme moved beyond what chance explains at any horizon: "
+                   + "; ".join(r.would_take) + ".")
+    elif len(r.moves):
+        out.append(f"No {r.level} moved beyond what chance explains at any horizon.")
+    else:
+        out.append("Too few earlier weeks hold papers to tell whether anything moved.")
+    if len(r.quiet):
+        out.append("Went quiet: " + _names([r.move_text(row) for row in r.quiet.itertuples()]) + ".")
     new = [r.labels[t] for t in r.by_status("new")["topic"]]
     forming = f" Forming, not yet {r.level}s: {_names([g['label'] for g in r.forming])}." if r.forming else ""
-    novelty = (f"New: {_names(new)}." if new else f"No {r.level} is new this week.") + forming
-    return [volume, movement, novelty]
+    out.append((f"New: {_names(new)}." if new else f"No {r.level} is new this week.") + forming)
+    if r.watched:
+        out.append("Watched: " + _names([f"{w['name']} {w['count']} paper{'s' if w['count'] != 1 else ''}"
+                                          for w in r.watched], len(r.watched)) + " this week.")
+    return out
 
 
 def group_rows(trend: pd.DataFrame, areas: dict[int, tuple[int, str]]) -> list[tuple[str | None, int, pd.DataFrame]]:
@@ -181,53 +325,78 @@ def group_rows(trend: pd.DataFrame, areas: dict[int, tuple[int, str]]) -> list[t
     return [(area, int(total), rows[rows["area"] == area]) for area, total in totals.items()]
 
 
+def _md_papers(rows: pd.DataFrame, most: int) -> list[str]:
+    from pipeline.report.render import md_escape as esc
+
+    out = []
+    for p in rows.head(most).itertuples():
+        title, url = esc(getattr(p, Papers.title)), getattr(p, Papers.url)
+        out.append(f"  - [{title}]({url})" if isinstance(url, str) and url else f"  - {title}")
+    return out
+
+
 def to_markdown(r: WeeklyReport) -> str:
+    """The report as a digest to paste into an e-mail or a chat: the opening paragraph, what moved
+    with what to read, what is new, the watched themes, the week's themes in a table."""
     from pipeline.report.render import md_escape as esc
 
     lines = [f"# Research trends, {r.week}" + (": areas" if r.level == "area" else ""), "",
              f"{r.monday:%a %d %b %Y} – {r.sunday:%a %d %b %Y} (ISO week, UTC)", ""]
     if r.empty:
-        lines += [f"**No papers were published in {r.week}.**", ""]
-    else:
-        lines += [esc(" ".join(opening(r))), ""]
+        return "\n".join(lines + [f"**No papers were published in {r.week}.**", ""]) + "\n"
+    lines += [esc(" ".join(opening(r))), ""]
     mean = r.trailing_papers / r.trailing_weeks if r.trailing_weeks else 0.0
-    lines += ["## The week in numbers", "", f"- {len(r.papers)} new papers (weekly mean of {r.trailing_text}: {mean:.0f})"]
-    for status, title in (("rising", "rising"), ("falling", "falling"), ("new", "new"), ("quiet", "went quiet")):
-        names = ", ".join(esc(r.labels[t]) for t in r.by_status(status)["topic"])
-        lines.append(f"- {len(r.by_status(status))} {title}{': ' + names if names else ''}")
-    waiting = int((r.papers["topic"] == -1).sum()) if "topic" in r.papers else 0
+    lines += ["## The week in numbers", "", f"- {len(r.papers)} new papers (weekly mean of {r.trailing_text}: {mean:.0f})",
+              f"- {len(r.movers)} moved at some horizon, {len(r.by_status('new'))} new"]
+    waiting = sum(r.waiting.values())
     if waiting:
-        lines.append(f"- {waiting} in no theme yet (no theme explains them; they wait for a new theme to form, "
+        why = "; ".join(f"{n} {reason}" for reason, n in r.waiting.items() if n)
+        lines.append(f"- {waiting} in no theme yet ({why}; they wait a few weeks for a new theme to form, "
                      "then join their nearest)")
-    for g in r.forming:
-        near = f", nearest theme {esc(g['near'])}" if g["near"] else ""
-        lines += ["", f"_Forming, not yet a theme:_ {esc(g['label'])} ({len(g['papers'])} papers{near})"]
-    for t, b in r.born.items():
-        grew = f"; it grew out of {esc(b['parent_label'])}" if b["parent_label"] else ""
-        lines += ["", f"**New: {esc(r.labels[t])}**, born this week among papers that no earlier theme explained"
-                  f"{grew}; {len(b['papers'])} papers up to this week. {esc(r.descriptions.get(t, ''))}", ""]
-        lines += [f"- {esc(getattr(p, Papers.title))} ({getattr(p, Papers.week)})" for p in b["papers"].head(20).itertuples()]
-    lines += ["", "| category | this week | weekly mean before |", "|---|---:|---:|"]
-    lines += [f"| {esc(c)} | {int(row['this week'])} | {row['trailing mean']:.1f} |" for c, row in r.categories.head(12).iterrows()]
+    if r.categorised:
+        lines += ["", "| category | this week | weekly mean before |", "|---|---:|---:|"]
+        lines += [f"| {esc(c)} | {int(row['this week'])} | {row['trailing mean']:.1f} |"
+                  for c, row in r.categories.head(12).iterrows()]
     counting = "primary category only" if r.primary_only else "every category a paper is listed in"
-    lines += ["", f"_Counts use {counting}._", ""]
-    if not r.empty:
-        lines += [f"## {r.level.capitalize()}s this week", "", f"| # | {r.level} | papers | share | weekly mean before | status |",
-                  "|---:|---|---:|---:|---:|---|"]
-        for area, total, rows in r.groups:
-            if area:
-                lines.append(f"| | **{esc(area)}** ({total}) | | | | |")
-            for row in rows.itertuples():
-                lines.append(f"| {row.rank} | {esc(r.labels[row.topic])} | {row.count} | {100 * row.share:.1f} % | "
-                             f"{row.trailing_mean:.1f} | {STATUS_TEXT[row.status]} |")
-        lines += ["", "_Rising/falling: exact conditional binomial test of this week's share against the trailing "
-                  f"{r.cfg.window} weeks, Benjamini–Hochberg FDR {100 * r.cfg.alpha:.0f} %._", ""]
-        for row in r.trend[r.trend["count"] > 0].head(10).itertuples():
-            lines += [f"### {esc(r.labels[row.topic])}", ""]
-            for p in r.papers[r.papers["topic"] == row.topic].sort_values(Papers.title).itertuples():
-                title = esc(getattr(p, Papers.title))
-                url = getattr(p, Papers.url)
-                lines.append(f"- [{title}]({url})" if isinstance(url, str) else f"- {title}")
-            lines.append("")
-    lines += ["## Charts", ""] + [f"![{caption}](figures/{name}.png)" for name, (_, caption) in r.figures.items()]
+    lines += ["", f"_Counts use {counting}._" if r.categorised
+              else "_None of this week's papers lists an arXiv category._", ""]
+    if len(r.movers):
+        lines += ["## What moved", ""]
+        for row in r.movers.itertuples():
+            lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {row.k} papers, "
+                         f"{row.expected:.1f} expected (q = {row.q_value:.2g})")
+            lines += _md_papers(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
+        lines.append("")
+    if len(r.quiet):
+        lines += ["## Went quiet", ""] + [f"- {esc(r.move_text(row))}" for row in r.quiet.itertuples()] + [""]
+    if r.born or r.forming:
+        lines += ["## New this week", ""]
+        for t, b in r.born.items():
+            grew = f"; it grew out of {esc(b['parent_label'])}" if b["parent_label"] else ""
+            lines += [f"- **New: {esc(r.labels[t])}**, born this week among papers no earlier theme explained{grew}; "
+                      f"{len(b['papers'])} papers. {esc(r.descriptions.get(t, ''))}"] + _md_papers(b["papers"], READ)
+        for g in r.forming:
+            near = f", nearest theme {esc(g['near'])}" if g["near"] else ""
+            lines += [f"- _Forming, not yet a theme:_ {esc(g['label'])} ({len(g['papers'])} papers{near})"]
+            lines += _md_papers(g["papers"], READ)
+        lines.append("")
+    if r.watched:
+        lines += ["## Watched", ""]
+        for w in r.watched:
+            moved = [f"{PHRASES[m.horizon]} {m.estimate:.1f}×" + (" (moved)" if m.mover else "")
+                     for m in w["moves"].itertuples() if m.horizon != SILENT]
+            lines += [f"- **{esc(w['name'])}**: {w['count']} paper{'s' if w['count'] != 1 else ''} this week"
+                      + (f"; {', '.join(moved)}" if moved else "")] + _md_papers(w["papers"], READ)
+        lines.append("")
+    lines += [f"## {r.level.capitalize()}s this week", "", f"| # | {r.level} | papers | share | weekly mean before | status |",
+              "|---:|---|---:|---:|---:|---|"]
+    for area, total, rows in r.groups:
+        if area:
+            lines.append(f"| | **{esc(area)}** ({total}) | | | | |")
+        for row in rows.itertuples():
+            lines.append(f"| {row.rank} | {esc(r.labels[row.topic])} | {row.count} | {100 * row.share:.1f} % | "
+                         f"{row.trailing_mean:.1f} | {STATUS_TEXT[row.status]} |")
+    lines += ["", f"_Moved: exact conditional binomial tests at three horizons (this week against the {r.cfg.window} "
+              f"before, 4 weeks against 12, 13 against 13), Benjamini–Hochberg FDR {100 * r.cfg.alpha:.0f} % over all "
+              f"{len(r.moves)} tests; ratios shrunk towards 1, 90 % intervals._", ""]
     return "\n".join(lines) + "\n"

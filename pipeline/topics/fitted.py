@@ -43,6 +43,15 @@ def load(cfg: Config, papers: pd.DataFrame) -> Fitted:
     return Fitted(state, vectors, {int(t): c for t, c in zip(state.ids, state.centroids)})
 
 
+def embed_texts(cfg: Config, texts: list[str]) -> np.ndarray:
+    """Vectors of any ``texts`` (a watched theme's sentence) by the model the themes were fitted with,
+    through the same cache: comparable with the papers' embeddings."""
+    state = load_state(cfg.paths)
+    embedder = embed.make_embedder(cfg.topics)
+    vectors, _ = EmbeddingCache(cfg.paths.embeddings, state.embedder or embedder.identity).embed(texts, embedder)
+    return vectors
+
+
 def forming(paths: Paths) -> list[dict]:
     """Groups of the pool still too small to be themes (papers, nearest theme, label, week); none
     when there is no fitted state."""

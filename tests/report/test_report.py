@@ -50,11 +50,16 @@ def test_weekly_report_on_seeds(themed):
     assert "Research trends, 2026-W24" in html and "Mon 08 Jun 2026" in html
     assert "Eidola: Modeling Multi-GPU Network Communication Traffic" in html
     assert "exact conditional binomial test" in html and "Benjamini" in html
-    assert "every category a paper is listed in" in md
-    for name in ("categories", "share_by_week", "movers", "heatmap"):
+    # the seeds' latest week holds digest papers only: no arXiv category, said in one line, no empty figure
+    assert "_None of this week's papers lists an arXiv category._" in md
+    assert "None of this week's papers lists an arXiv category" in html
+    drawn = sorted(p.stem for p in (folder / "figures").glob("*.png"))
+    assert "share_by_week" in drawn and "categories" not in drawn
+    for name in drawn:
         assert (folder / "figures" / f"{name}.png").stat().st_size > 1000
         assert (folder / "figures" / f"{name}.svg").exists()
-    assert html.count("data:image/png;base64,") == 4
+    assert html.count("data:image/png;base64,") == len(drawn)
+    assert ("movers" in drawn) == (result.counts["moved"] > 0)  # no movers, no figure of them
 
 
 def test_empty_week_says_so(themed):
@@ -65,8 +70,7 @@ def test_empty_week_says_so(themed):
     from pipeline.report.weekly import build_week
 
     empty = build_week(report.load_corpus(themed), data.monday_of("2024-W10"))
-    texts = [t.get_text() for t in empty.figures["categories"][0].axes[0].texts]
-    assert texts == ["No papers in this week or the weeks before it."]
+    assert "categories" not in empty.figures and "movers" not in empty.figures  # nothing to draw, none drawn
 
 
 def test_text_from_the_data_is_escaped(themed):
@@ -176,7 +180,7 @@ def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
     folder = themed.paths.reports / "weekly" / "2026-W24"
     html = (folder / "index.html").read_text().replace("&#39;", "'")
     label = info.set_index("topic").loc[born, "label"]
-    new_section = html[html.index("New this week ("):html.index("Went quiet (")]
+    new_section = html[html.index("<h2>New this week</h2>"):html.index("<h2>Themes this week</h2>")]
     assert label in new_section and "Born this week among papers that no earlier theme explained" in new_section
     assert "(the 31 such papers since 2026-W21)" in new_section
     members = week[week["topic"] == born]
@@ -264,7 +268,7 @@ def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkey
     with pytest.raises(RuntimeError, match="disk full"):
         report.write_weekly(themed, "2026-W24", force=True)  # forced: the same report is otherwise skipped
     assert {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in folder.parent.iterdir()) == ["2026-W24"]  # no temporary folder left
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["2026-W24", "feed.xml"]  # no temporary folder left
     with pytest.raises(RuntimeError):
         report.write_weekly(themed, "2026-W23")
     assert not (folder.parent / "2026-W23").exists()
@@ -286,29 +290,30 @@ def test_groups_still_forming_are_shown_as_such(themed):
     report.write_weekly(themed, "2026-W24")
     folder = themed.paths.reports / "weekly" / "2026-W24"
     html = (folder / "index.html").read_text()
-    section = html[html.index("New this week ("):html.index("Went quiet (")]
+    section = html[html.index("<h2>New this week</h2>"):html.index("<h2>Themes this week</h2>")]
     assert "Forming, not yet themes" in section and "Quantum &lt;b&gt;annealing&lt;/b&gt;" in section
     assert "3 papers, nearest theme" in section and "Old group" not in html
     assert week[Papers.title].iloc[0][:30] in section.replace("&#39;", "'")
     assert "_Forming, not yet a theme:_ Quantum &lt;b&gt;annealing&lt;/b&gt; (3 papers" in (folder / "report.md").read_text()
 
 
-def test_the_weekly_report_opens_with_three_plain_sentences(themed):
+def test_the_weekly_report_opens_with_a_paragraph_that_names_movers_or_what_it_would_take(themed):
     from pipeline.report.weekly import build_week, opening
 
     built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     sentences = opening(built)
     usual = built.trailing_papers / built.trailing_weeks
     assert sentences[0].startswith(f"5 papers, {5 / usual:.1f} × the usual week")
-    rising = [built.labels[t] for t in built.by_status("rising")["topic"]]
-    falling = [built.labels[t] for t in built.by_status("falling")["topic"]]
-    if rising or falling:
-        assert all(name in sentences[1] for name in (rising + falling)[:3])
-    else:
-        assert sentences[1] == "No theme rose or fell beyond what chance explains."
+    if len(built.movers):
+        assert sentences[1].startswith("Moved ")
+        assert all(built.name(row.level, row.unit) in sentences[1] for row in built.movers.head(3).itertuples())
+    else:  # what it would have taken, never a list of non-results
+        assert sentences[1].startswith("No theme, area or watched theme moved beyond what chance explains at any "
+                                       "horizon: with ") and "would need" in sentences[1]
     new = [built.labels[t] for t in built.by_status("new")["topic"]]
-    assert sentences[2] == (f"New: {', '.join(new[:-1]) + ' and ' + new[-1] if len(new) > 1 else new[0]}."
-                            if new and len(new) <= 3 else sentences[2] if new else "No theme is new this week.")
+    novelty = next(s for s in sentences if s.startswith(("New:", "No theme is new")))
+    assert novelty == (f"New: {', '.join(new[:-1]) + ' and ' + new[-1] if len(new) > 1 else new[0]}."
+                       if new and len(new) <= 3 else novelty if new else "No theme is new this week.")
     report.write_weekly(themed, "2026-W24")
     folder = themed.paths.reports / "weekly" / "2026-W24"
     page = (folder / "index.html").read_text().replace("&#39;", "'")
@@ -340,12 +345,20 @@ def test_a_report_of_unchanged_tables_is_skipped_unless_forced(themed, hash_embe
 def test_the_category_chart_says_how_many_papers_of_the_week_list_no_category(themed):
     from pipeline.report.weekly import build_week
 
-    # the digest's five papers of 2026-W24 carry no arXiv category, so the chart shows none of them
+    # the digest's five papers of 2026-W24 carry no arXiv category: no chart at all (the page says why)
     week = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
-    notes = " ".join(t.get_text() for t in week.figures["categories"][0].texts)
-    assert "5 of this week's 5 papers list no arXiv category" in notes
-    earlier = build_week(report.load_corpus(themed), data.monday_of("2026-W20"))
+    assert "categories" not in week.figures and not week.categorised
+    corpus = report.load_corpus(themed)
+    earlier = build_week(corpus, data.monday_of("2026-W20"))
     assert "no arXiv category" not in " ".join(t.get_text() for t in earlier.figures["categories"][0].texts)
+    # one paper of that week without a category: the chart counts the others and says so
+    papers = corpus.papers.copy()
+    first = papers.index[papers[Papers.week] == "2026-W20"][0]
+    papers[Papers.categories] = [[] if i == first else c for i, c in papers[Papers.categories].items()]
+    n = int((papers[Papers.week] == "2026-W20").sum())
+    partial = build_week(dataclasses.replace(corpus, papers=papers), data.monday_of("2026-W20"))
+    notes = " ".join(t.get_text() for t in partial.figures["categories"][0].texts)
+    assert f"1 of this week's {n} papers list no arXiv category" in notes
 
 
 def test_the_weekly_report_lists_this_weeks_papers_that_wait_for_a_theme(themed):
