@@ -32,7 +32,9 @@ def test_weekly_report_renders_in_chromium(project, tmp_path, hash_embedder):
     dom = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
                          capture_output=True, text=True, timeout=120)
     assert "Research trends, 2026-W20" in dom.stdout
-    assert dom.stdout.count("<img") == 4
+    drawn = list((page.parent / "figures").glob("*.png"))
+    assert len(drawn) >= 3 and dom.stdout.count("<img") == len(drawn)  # every figure drawn is shown, none empty
+    assert "The week in numbers" in dom.stdout and "What moved" in dom.stdout
     shot = tmp_path / "shot.png"
     subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", "--window-size=1200,2400",
                     f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120)
