@@ -3,7 +3,8 @@
 Fit the themes on the first --fit-weeks weeks of a corpus, then add the next weeks one at a time,
 each followed by ``paper-trends topics`` (a weekly update: papers no theme explains wait in the pool,
 new themes are born). After each week the store is copied to ``<work>/<corpus>/weeks/<YYYY-Www>/``
-(``doc_topics``, ``topic_info``, ``topic_lineage`` and the fitted state): what that Monday's report
+(``doc_topics``, ``topic_info``, ``topic_lineage``, ``topic_tree`` and the fitted state in
+``topics/``): what that Monday's report
 was made from. The embedding cache in ``<work>/<corpus>/data/interim`` is kept between runs.
 
     python benchmarks/trends_stream.py --corpus csdc|daily [--fit-weeks 8] [--work /tmp/pt-bench-trends]
@@ -65,10 +66,15 @@ def main() -> None:
         seconds = round(time.perf_counter() - started, 1)
         keep = root / "weeks" / week
         keep.mkdir(parents=True, exist_ok=True)
-        for path in (cfg.paths.doc_topics, cfg.paths.topic_info, cfg.paths.topic_lineage,
-                     cfg.paths.topic_model / "state.json"):
+        for path in (cfg.paths.doc_topics, cfg.paths.topic_info, cfg.paths.topic_lineage, cfg.paths.topic_tree):
             if path.exists():
                 shutil.copy2(path, keep / path.name)
+        # the fitted state as that Monday's report read it (the BERTopic model is left out)
+        model = keep / "topics"
+        model.mkdir(exist_ok=True)
+        for path in cfg.paths.topic_model.iterdir():
+            if path.is_file():
+                shutil.copy2(path, model / path.name)
         log.append({"week": week, "seconds": seconds})
         print(json.dumps(log[-1]), flush=True)
     (root / "weeks" / "log.json").write_text(json.dumps({"fit_weeks": weeks[:args.fit_weeks], "log": log}, indent=1))

@@ -10,11 +10,12 @@ under "its share did not change", its ``k + k0`` papers fall in the recent weeks
 Horizons: **this week** against the ``window`` weeks before (8), the **last 4 weeks** against the 12
 before them, and the **last 13 weeks** (a quarter) against the 13 before. A horizon is tested only
 when at least half of its earlier weeks hold papers (a young store has no quarter to compare).
-A theme silent for two or more weeks is also tested for the silence itself: the chance of no paper
-at all in those weeks at its earlier share (``exp(-expected)``).
+A unit that **went quiet** is one whose drop is itself significant with no paper in the recent weeks
+of that horizon (silent for 4 or 13 weeks against what its earlier share expects): the same fixed
+windows, so a silence picked after the fact, after a short busy spell, is not mistaken for one.
 
-Every p-value of the report (every unit, every horizon, the silences) enters one Benjamini-Hochberg
-adjustment, so ``alpha`` bounds the share of false movers among all the movers a report names.
+Every p-value of the report (every unit, every horizon) enters one Benjamini-Hochberg adjustment, so
+``alpha`` bounds the share of false movers among all the movers a report names.
 
 The size of a move is the **rate ratio** (share now / share before), shrunk towards 1 by an
 empirical-Bayes prior fitted across the units of a level and horizon: ``log ratio ~ Normal(0, tau)``,
@@ -49,8 +50,6 @@ def horizons(cfg: TrendConfig = TrendConfig()) -> tuple[Horizon, ...]:
             Horizon("quarter", 13, 13, "over the quarter"))
 
 
-SILENT = "silent"  # the horizon name of a silence test
-MIN_SILENT_WEEKS = 2
 _GRID = np.linspace(-4.0, 4.0, 801)  # log rate ratios
 # prior spreads of the log ratio; the smallest keeps a unit's interval from being narrower than its own
 # papers allow when the units happen to agree (a prior alone would then claim "1.0x (1.0-1.0)")
@@ -135,33 +134,6 @@ def _tests(counts: pd.DataFrame, volume: pd.Series, monday: pd.Timestamp, h: Hor
     return rows
 
 
-def _silences(counts: pd.DataFrame, volume: pd.Series, monday: pd.Timestamp, level: str,
-              reference: int = 13) -> pd.DataFrame:
-    """Units with no paper in the last two or more weeks that hold papers, tested for that silence:
-    p = exp(-expected), expected = their share over the ``reference`` weeks before the silence times
-    the papers of the silent weeks."""
-    weeks = [w for w in volume.index if w <= monday and volume[w] > 0]
-    if len(weeks) < MIN_SILENT_WEEKS + 1:
-        return pd.DataFrame(columns=COLUMNS)
-    table = counts.reindex(weeks, fill_value=0)
-    rows = []
-    for u in table.columns:
-        series = table[u].to_numpy()
-        silent = 0
-        while silent < len(series) and series[len(series) - 1 - silent] == 0:
-            silent += 1
-        if silent < MIN_SILENT_WEEKS or silent == len(series):
-            continue
-        earlier = weeks[max(0, len(weeks) - silent - reference):len(weeks) - silent]
-        k0, n0 = int(table.loc[earlier, u].sum()), int(volume.reindex(earlier).sum())
-        n = int(volume.reindex(weeks[len(weeks) - silent:]).sum())
-        expected = k0 / n0 * n if n0 else 0.0
-        rows.append({"unit": u, "level": level, "horizon": SILENT, "k": 0, "n": n, "k0": k0, "n0": n0,
-                     "expected": expected, "ratio": 0.0, "estimate": np.nan, "low": np.nan, "high": np.nan,
-                     "p_value": math.exp(-expected), "direction": "down", "weeks": silent})
-    return pd.DataFrame(rows)
-
-
 def movement(levels: dict[str, pd.DataFrame], volume: pd.Series, monday: pd.Timestamp,
              cfg: TrendConfig = TrendConfig(), *, estimates: bool = True) -> pd.DataFrame:
     """Every test a weekly report makes, one row each: ``levels`` maps a level ("theme", "area",
@@ -174,7 +146,6 @@ def movement(levels: dict[str, pd.DataFrame], volume: pd.Series, monday: pd.Time
         counts = counts[[c for c in counts.columns if c != -1]]
         for h in horizons(cfg):
             parts.append(_tests(counts, volume, monday, h, level, estimates))
-        parts.append(_silences(counts, volume, monday, level))
     parts = [p for p in parts if not p.empty]
     if not parts:
         return _empty()
@@ -186,7 +157,7 @@ def movement(levels: dict[str, pd.DataFrame], volume: pd.Series, monday: pd.Time
 
 def _empty() -> pd.DataFrame:
     """No test at all, with the columns (and a boolean ``mover``) every caller reads."""
-    table = pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS + ["weeks"]})
+    table = pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
     return table.astype({"mover": bool, "k": int, "n": int, "k0": int, "n0": int, "expected": float,
                          "p_value": float, "q_value": float})
 

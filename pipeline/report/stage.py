@@ -116,13 +116,15 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     return step.done(counts, time.perf_counter() - start)
 
 
-def watched_matches(cfg: Config, corpus: data.Corpus) -> pd.DataFrame:
-    """``watched.match`` of every paper of ``corpus`` against the configured watched themes."""
+def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None) -> pd.DataFrame:  # noqa: ANN001
+    """``watched.match`` of every paper of ``corpus`` against the configured watched themes
+    (``embeddings``: the papers' vectors, when already loaded)."""
     from pipeline.report.watched import match
     from pipeline.topics import fitted
 
     watch = dict(cfg.report.watch)
-    embeddings, _ = load_embeddings(cfg, corpus)
+    if embeddings is None:
+        embeddings, _ = load_embeddings(cfg, corpus)
     papers = corpus.papers
     texts = papers[Papers.title].fillna("") + " " + papers[Papers.abstract].fillna("")
     return match(texts, embeddings, watch, fitted.embed_texts(cfg, list(watch.values())),
@@ -156,7 +158,8 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     if (skipped := step.skipped(force)) is not None:
         return skipped
     embeddings, centroids = load_embeddings(cfg, corpus)
-    result = build_survey(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level)
+    result = build_survey(corpus, embeddings, centroids, first, last, primary_only=primary_only, level=level,
+                          watched=watched_matches(cfg, corpus, embeddings) if cfg.report.watch else None, cfg=cfg.report)
     with atomic_folder(final) as folder:
         figures = save_figures(result.figures, folder / "figures")
         titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from pipeline.report import mapplot, plots
 from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, week_label, weekly_topic_counts
 from pipeline.report.render import md_escape as esc
+from pipeline.report.trends import TrendConfig
 from pipeline.schemas import Papers, TopicInfo
 
 
@@ -133,6 +134,7 @@ class Survey:
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
     xy: np.ndarray | None = None  # each paper's place on the map (rows of ``papers``)
     areas: dict[int, tuple[int, str]] = field(default_factory=dict)  # theme -> (area id, area label)
+    watched: list[dict] = field(default_factory=list)  # name, sentence, papers in period, moves, papers to read
 
     @property
     def period(self) -> str:
@@ -178,10 +180,40 @@ def theme_events(corpus: Corpus, weeks: list[str]) -> pd.DataFrame:
     return events.reset_index(drop=True)[columns]
 
 
+def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: pd.DataFrame, cfg: TrendConfig,
+                    ) -> tuple[list[dict], pd.DataFrame]:
+    """For each watched theme: its papers in the period, its movement at every horizon as of the
+    period's last week, and the papers to read (the closest to its sentence first); and the weekly
+    counts of every watched theme over the period (rows: Mondays)."""
+    from pipeline.report.movement import movement
+    from pipeline.report.watched import weekly_counts
+
+    names = [c for c in watched.columns if not str(c).endswith(" z")]
+    period = papers[inside]
+    if period.empty or not names:
+        return [], pd.DataFrame()
+    last = period[Papers.week_start].max()
+    upto = papers[Papers.week_start] <= last
+    mondays = list(pd.date_range(papers.loc[upto, Papers.week_start].min(), last, freq="7D"))
+    counts = weekly_counts(watched[upto.to_numpy()], papers.loc[upto, Papers.week_start], names, mondays)
+    volume = papers[upto].groupby(Papers.week_start).size().reindex(mondays, fill_value=0)
+    moves = movement({"watched": counts}, volume, last, cfg)
+    out = []
+    for name in names:
+        mine = watched[name].to_numpy() & inside.to_numpy()
+        chosen = papers[mine].assign(_z=watched.loc[mine, f"{name} z"].to_numpy()).sort_values("_z", ascending=False)
+        out.append({"name": name, "sentence": dict(cfg.watch).get(name, ""), "count": int(mine.sum()),
+                    "moves": moves[moves["unit"] == name], "papers": chosen})
+    first = period[Papers.week_start].min()
+    return out, counts[counts.index >= first]
+
+
 def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarray], since: pd.Timestamp,
-          until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme") -> Survey:
+          until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme", watched: pd.DataFrame | None = None,
+          cfg: TrendConfig = TrendConfig()) -> Survey:
     """The survey of [since, until]. At ``level="area"`` areas take the place of themes everywhere;
-    at ``"theme"`` the table of themes is grouped under their areas."""
+    at ``"theme"`` the table of themes is grouped under their areas. ``watched``: ``watched.match``
+    of ``corpus.papers`` (same rows), when the configuration names watched themes."""
     areas = areas_of(corpus)
     if level == "area":
         centroids = area_centroids(corpus, centroids)
@@ -201,6 +233,17 @@ def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np
     themes = themes.join(growth.set_index("topic")[["delta"]] if not growth.empty else pd.DataFrame(columns=["delta"]))
     survey = Survey(since, until, period, themes.sort_values("size_in_period", ascending=False), labels, primary_only,
                     level)
+    if watched is not None:
+        survey.watched, watched_counts = watched_section(papers, inside, watched, cfg)
+        if len(watched_counts):
+            totals = papers[inside].groupby(Papers.week_start).size().reindex(watched_counts.index, fill_value=0)
+            shares = watched_counts.div(totals.where(totals > 0), axis=0)
+            shares.index = [week_label(m) for m in shares.index]
+            names = {i: n for i, n in enumerate(shares.columns)}
+            shares.columns = list(names)
+            survey.figures["watched"] = (
+                plots.theme_series(shares, list(names), names, title="Watched themes: weekly share"),
+                "Weekly share of the period's papers on each watched theme ([report.watch]); the dot is the last week.")
     shown = survey.themes[survey.themes["size_in_period"] > 0]
     if level == "theme" and not shown.empty:
         area = shown.index.map(lambda t: areas.get(int(t), (-1, "No area"))[1])
@@ -273,6 +316,15 @@ def to_markdown(s, titles: pd.DataFrame) -> str:  # noqa: ANN001
         for _, row in rows.iterrows():
             delta = f"{100 * row['delta']:+.1f} pt" if row["delta"] == row["delta"] else ""
             lines.append(f"| {esc(row['label'])} | {row['size_in_period']} | {delta} | {esc(row['description'])} |")
+    if s.watched:
+        lines += ["", "## Watched", ""]
+        for w in s.watched:
+            moved = [f"{m.horizon} {m.estimate:.1f}×" + (" (moved)" if m.mover else "") for m in w["moves"].itertuples()]
+            lines.append(f"- **{esc(w['name'])}**: {w['count']} papers" + (f"; {', '.join(moved)}" if moved else ""))
+            for p in w["papers"].head(5).itertuples():
+                url = getattr(p, Papers.url)
+                title = esc(getattr(p, Papers.title))
+                lines.append(f"  - [{title}]({url})" if isinstance(url, str) and url else f"  - {title}")
     lines += ["", "## Representative papers", ""]
     for _, row in s.themes[s.themes["size_in_period"] > 0].iterrows():
         lines.append(f"**{esc(row['label'])}**")

@@ -24,7 +24,7 @@ from pipeline.report.data import (
     week_label,
     weekly_topic_counts,
 )
-from pipeline.report.movement import SILENT, horizons, movement, movers, needed
+from pipeline.report.movement import horizons, movement, movers, needed
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
 from pipeline.schemas import Papers, TopicInfo
 
@@ -33,7 +33,7 @@ COLUMNS = [Papers.paper_id, Papers.title, Papers.url, Papers.categories, Papers.
            Papers.week, Papers.week_start]
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
 HISTORY = 26  # weeks before this one that the longest horizon reads (13 against 13)
-PHRASES = {h.name: h.phrase for h in horizons()} | {SILENT: "silent"}
+PHRASES = {h.name: h.phrase for h in horizons()}
 LEVEL_NOUN = {"theme": "", "area": " (area)", "watched": " (watched)"}
 READ = 5  # the most representative papers listed first for each mover, new theme and forming group
 
@@ -69,10 +69,10 @@ class WeeklyReport:
         return self.names.get((level, unit), str(unit))
 
     def move_text(self, row) -> str:  # noqa: ANN001 - a row of moves or movers
-        """``MoE serving (watched) 2.1× (1.4–3.2)``, or ``Blockchain (area): no paper in 5 weeks``."""
+        """``MoE serving (watched) 2.1× (1.4–3.2)``, or ``Blockchain (area): no paper over 4 weeks``."""
         name = self.name(row.level, row.unit) + LEVEL_NOUN.get(row.level, "")
-        if row.horizon == SILENT:
-            return f"{name}: no paper in {int(row.weeks)} weeks ({row.expected:.1f} expected)"
+        if row.k == 0 and row.direction == "down":
+            return f"{name}: no paper {PHRASES[row.horizon]} ({row.expected:.1f} expected)"
         return f"{name} {row.estimate:.1f}× ({row.low:.1f}–{row.high:.1f})"
 
     @property
@@ -209,11 +209,9 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
         names |= {("watched", w): w for w in watch}
     report.names = names
     report.moves = moves = movement(levels, volume, report.monday, report.cfg)
-    silent = moves[(moves["horizon"] == SILENT) & moves["mover"].astype(bool)]
-    report.movers = movers(moves[moves["horizon"] != SILENT])
-    drops = report.movers[(report.movers["direction"] == "down") & (report.movers["k"] == 0)]
-    report.quiet = pd.concat([silent, drops]).drop_duplicates(["level", "unit"]) if len(silent) + len(drops) \
-        else moves.iloc[:0]
+    report.movers = movers(moves)
+    # went quiet: a significant drop to no paper at all over the horizon's recent weeks
+    report.quiet = report.movers[(report.movers["direction"] == "down") & (report.movers["k"] == 0)]
     moved = {r.unit: ("rising" if r.direction == "up" else "falling")
              for r in report.movers.itertuples() if r.level == report.level}
     quiet = set(report.quiet.loc[report.quiet["level"] == report.level, "unit"])
@@ -229,7 +227,7 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
         return (topic == unit).to_numpy(), papers["probability"]
 
     steps = {h.name: h.recent for h in horizons(report.cfg)}
-    for row in pd.concat([report.movers, report.quiet]).itertuples():
+    for row in report.movers.itertuples():
         inside, order = members(row.level, row.unit)
         weeks = steps.get(row.horizon, 4)
         recent = papers[Papers.week_start] > report.monday - pd.Timedelta(weeks=weeks)
@@ -384,7 +382,7 @@ def to_markdown(r: WeeklyReport) -> str:
         lines += ["## Watched", ""]
         for w in r.watched:
             moved = [f"{PHRASES[m.horizon]} {m.estimate:.1f}×" + (" (moved)" if m.mover else "")
-                     for m in w["moves"].itertuples() if m.horizon != SILENT]
+                     for m in w["moves"].itertuples()]
             lines += [f"- **{esc(w['name'])}**: {w['count']} paper{'s' if w['count'] != 1 else ''} this week"
                       + (f"; {', '.join(moved)}" if moved else "")] + _md_papers(w["papers"], READ)
         lines.append("")
