@@ -31,7 +31,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def stems(text: str) -> list[str]:
     """The content words of ``text``, each cut to a stem that also finds its other forms
-    ("offloading" -> "offloadi", "servers" -> "serv"); short words are kept whole."""
+    ("offloading" -> "offload", "servers" -> "serv"); short words are kept whole."""
     return [w[:max(3, len(w) - 3)] for w in _WORD.findall(text.lower()) if w not in STOP]
 
 

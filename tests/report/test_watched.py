@@ -1,0 +1,126 @@
+"""Watched themes: the configuration, the matching, the Watched sections, and the weekly feed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import clean, config, ingest, report, topics
+from pipeline.config import ConfigError
+from pipeline.report.watched import match, phrase_pattern, stems
+
+WATCH = '[report.watch]\n"MoE serving" = "serving mixture-of-experts models for inference"\n' \
+        '"Edge offloading" = "offloading computation from devices to edge servers"\n'
+
+
+def test_watched_themes_are_read_from_the_config_in_the_order_written(tmp_path):
+    path = tmp_path / "watch.toml"
+    path.write_text(WATCH)
+    cfg = config.load(tmp_path, path)
+    assert cfg.report.watch == (("MoE serving", "serving mixture-of-experts models for inference"),
+                                ("Edge offloading", "offloading computation from devices to edge servers"))
+    assert config.load(tmp_path).report.watch == ()
+
+
+@pytest.mark.parametrize("text, error", [
+    ('[report.watch]\n"MoE serving" = 3\n', "report.watch"),
+    ('[report.watch]\n"MoE serving" = ""\n', "report.watch"),
+    ('[report]\nwatch = "MoE serving"\n', "report.watch"),
+    ('[report.watch]\n"MoE serving" = "a"\n"moe Serving" = "b"\n', "same name"),
+])
+def test_a_watched_theme_that_is_not_a_name_and_a_sentence_is_refused_naming_the_option(tmp_path, text, error):
+    path = tmp_path / "watch.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=error):
+        config.load(tmp_path, path)
+
+
+def test_the_name_is_found_as_written_and_sentence_words_by_their_stems():
+    pattern = phrase_pattern("MoE serving")
+    for text in ("Fast MoE serving at scale", "moe-serving systems", "MoE   Serving"):
+        assert pd.Series([text]).str.contains(pattern, case=False, regex=True).all()
+    assert not pd.Series(["MoE training for serving"]).str.contains(pattern, case=False, regex=True).any()
+    assert stems("offloading computation from devices to edge servers") == ["offload", "computat", "devi", "edg",
+                                                                              "serv"]
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def test_a_paper_matches_by_its_phrase_by_a_far_tail_cosine_or_a_near_tail_one_with_the_sentences_words():
+    rng = np.random.default_rng(0)
+    dim, n = 32, 200
+    sentence = unit(rng.standard_normal(dim))
+    vectors = unit(rng.standard_normal((n, dim)))
+    texts = pd.Series([f"An unrelated paper {i} on graphs" for i in range(n)])
+    vectors[0] = sentence  # far out in the tail, words or not
+    vectors[1] = unit(sentence + 1.6 * unit(rng.standard_normal(dim)))  # nearer tail...
+    texts[1] = "Offloading computation from IoT devices to edge servers"  # ...writing the sentence's words
+    vectors[2] = vectors[1]  # as near, without the words
+    texts[3] = "A study of edge offloading"  # the name as written, its vector anywhere
+    found = match(texts, vectors, {"Edge offloading": "offloading computation from devices to edge servers"},
+                  sentence[None, :], z_alone=3.0, z_words=1.5)
+    z = found["Edge offloading z"]
+    assert z[0] >= 3.0 and 1.5 <= z[1] < 3.0
+    assert found["Edge offloading"].tolist()[:4] == [True, True, False, True]
+    assert found["Edge offloading"].sum() == 3
+
+
+@pytest.fixture
+def watched(project, hash_embedder, monkeypatch):
+    """The seeds through every stage, with two watched themes (test embedder everywhere)."""
+    (project / "watch.toml").write_text(WATCH)
+    cfg = config.load(project, project / "watch.toml")
+    ingest.run(cfg)
+    clean.run(cfg)
+    topics.run(cfg, embedder=hash_embedder)
+    monkeypatch.setattr("pipeline.topics.embed.make_embedder", lambda c: hash_embedder)
+    return cfg
+
+
+def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
+    result = report.write_weekly(watched, "2026-W20")
+    folder = watched.paths.weekly_reports / "2026-W20"
+    html, md = (folder / "index.html").read_text(), (folder / "report.md").read_text()
+    assert "<h2>Watched</h2>" in html and "## Watched" in md
+    for name in ("MoE serving", "Edge offloading"):
+        assert f"<h3>{name} " in html and f"- **{name}**:" in md
+    assert "on watched themes" in result.counts
+    corpus = report.load_corpus(watched)
+    from pipeline.report.stage import watched_matches
+    from pipeline.report.weekly import build_week
+
+    matches = watched_matches(watched, corpus)
+    built = build_week(corpus, report.data.monday_of("2026-W20"), watched.report, watched=matches)
+    this = (corpus.papers["week"] == "2026-W20").to_numpy()
+    for w in built.watched:
+        assert w["count"] == int(matches[w["name"]].to_numpy()[this].sum())  # every match of the week, counted
+        assert set(w["moves"]["horizon"]) <= {"week", "month", "quarter"}
+    assert "Watched: MoE serving" in " ".join(report.weekly.opening(built))
+    report.write_survey(watched)
+    survey = next(p for p in watched.paths.surveys.iterdir()) / "index.html"
+    assert "<h2>Watched</h2>" in survey.read_text() and "Edge offloading" in survey.read_text()
+
+
+def test_the_feed_is_atom_with_an_entry_linking_to_every_weekly_report(watched):
+    import feedparser
+
+    for week in ("2026-W20", "2026-W23", "2026-W24"):
+        report.write_weekly(watched, week)
+    path = watched.paths.weekly_reports / "feed.xml"
+    parsed = feedparser.parse(path.read_text())
+    assert not parsed.bozo and parsed.version == "atom10"
+    assert [e.title for e in parsed.entries] == ["Research trends, 2026-W24", "Research trends, 2026-W23",
+                                                 "Research trends, 2026-W20"]
+    for entry in parsed.entries:
+        target = path.parent / entry.link
+        assert target.name == "index.html" and target.exists()
+        opening = (target.parent / "report.md").read_text().split("\n\n")[2]
+        assert entry.summary.startswith(opening.split(" ×")[0]) and "Watched:" in entry.summary
+        assert entry.id and entry.updated
+    # a report of another level is an entry of its own, linking to its folder
+    report.write_weekly(watched, "2026-W24", level="area")
+    parsed = feedparser.parse(path.read_text())
+    assert len(parsed.entries) == 4 and any(e.link.endswith("2026-W24-areas/index.html") for e in parsed.entries)
