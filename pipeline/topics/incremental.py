@@ -115,13 +115,21 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok],
                               placed=np.flatnonzero((topics >= 0) & ~arrived),
                               recent=np.flatnonzero((topics >= 0) & arrived))
-    # a paper its nearest theme explains, held back only because its neighbours are new too, and in no
-    # group that could become a theme (dense, far and recent): it plainly belongs to that theme and
-    # joins it now instead of waiting (a big subject's papers of one week lie near each other)
-    formable = np.zeros(len(topics), dtype=bool)
-    for g in groups:
-        formable[g.rows] = g.born
-    settle = ~ok & plain & ~formable[test]
+    # a paper its nearest theme explains, held back only because its neighbours are new too, plainly
+    # belongs to that theme when it lies in no pool cluster, however small, that could become a theme
+    # of its own (dense, far from every theme and recent): a big subject's papers of one week lie near
+    # each other and near their theme. It joins that theme now instead of waiting; a paper of a
+    # subject arriving now (such a cluster, even of two papers) keeps waiting for it to grow
+    held = ~ok & plain
+    if held.any():
+        protected = np.zeros(len(topics), dtype=bool)
+        for g in emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok], smallest=2,
+                                  placed=np.flatnonzero((topics >= 0) & ~arrived),
+                                  recent=np.flatnonzero((topics >= 0) & arrived)):
+            protected[g.rows] = g.born
+        settle = held & ~protected[test]
+    else:
+        settle = held
     topics[test[settle]] = plain_near[settle]
     placed_now[test[settle]] = True
     groups = [dataclasses.replace(g, rows=g.rows[topics[g.rows] == -2]) for g in groups]
