@@ -2,8 +2,10 @@
 the papers up to that week, its theme tables and fitted state, the stream's embedding cache. Used to
 read a real week's report the way the user would have received it on that Monday.
 
-    python benchmarks/week_store.py --corpus csdc --week 2025-W47 --root /tmp/csdc-W47 [--config watch.toml]
-    paper-trends --root /tmp/csdc-W47 --config watch.toml report weekly --week 2025-W47
+    python benchmarks/week_store.py --corpus csdc --week 2025-W47 --root /tmp/csdc-W47
+    paper-trends --root /tmp/csdc-W47 --config benchmarks/watched/csdc.toml report weekly --week 2025-W47
+
+--root must be a new folder, or one this script made before (it is replaced whole).
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ def main() -> None:
     if not kept.is_dir():
         raise SystemExit(f"{kept}: no such week in the stream")
     if args.root.exists():
+        made = (args.root / "data" / "processed" / "papers.parquet").exists() and not (args.root / ".git").exists()
+        if not made and any(args.root.iterdir()):
+            raise SystemExit(f"{args.root}: not empty and not a store this script made; give a new folder")
         shutil.rmtree(args.root)
     paths = config.Paths(args.root)
     papers = corpus_papers(args.corpus, args.work)

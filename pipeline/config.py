@@ -248,17 +248,39 @@ class ReportConfig:
     watch: tuple[tuple[str, str], ...] = ()
     watch_z: float = 3.0  # a paper this far out in the tail of the cosines to the sentence is on it
     watch_z_words: float = 1.5  # ... or this far, writing two thirds of the sentence's content words
+    # where reports/weekly/ is published (https://example.org/trends/weekly/): the feed's links become
+    # absolute; empty: links relative to feed.xml
+    feed_url: str = ""
 
     def __post_init__(self) -> None:
         if self.window < 1:
             raise ConfigError(f"report.window = {self.window}: must be at least 1 week")
         if not 0 < self.alpha < 1:
             raise ConfigError(f"report.alpha = {self.alpha}: must lie between 0 and 1")
+        import math
+        import re
+
         for item in self.watch:
-            if len(item) != 2 or not all(isinstance(v, str) and v.strip() for v in item):
-                raise ConfigError(f"report.watch: {item!r}: each watched theme is a name = a sentence, both text")
-        if len({name.casefold() for name, _ in self.watch}) < len(self.watch):
-            raise ConfigError("report.watch: two watched themes have the same name")
+            if not isinstance(item, tuple) or len(item) != 2 or not all(isinstance(v, str) and v.strip() for v in item):
+                raise ConfigError(f"report.watch: {item!r}: each watched theme is a name = a sentence, both text "
+                                  '(in TOML: [report.watch] then "MoE serving" = "serving mixture-of-experts models")')
+            if not re.search(r"\w\w", item[0]):
+                raise ConfigError(f"report.watch: the name {item[0]!r} holds no word to look for in the papers")
+        seen: dict[str, str] = {}
+        for name, _ in self.watch:
+            if name.casefold() in seen:
+                raise ConfigError(f"report.watch: {seen[name.casefold()]!r} and {name!r} are the same name")
+            seen[name.casefold()] = name
+        for key in ("watch_z", "watch_z_words"):
+            value = getattr(self, key)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ConfigError(f"report.{key} = {value}: must be a number above 0")
+        if self.watch_z_words > self.watch_z:
+            raise ConfigError(f"report.watch_z_words = {self.watch_z_words}: must not exceed report.watch_z = "
+                              f"{self.watch_z} (the words make a nearer paper count, not a farther one)")
+        if self.feed_url and not re.match(r"https?://[^\s\"'<>]+$", self.feed_url):
+            raise ConfigError(f"report.feed_url = {self.feed_url!r}: an http(s) address where reports/weekly/ is "
+                              "published, or empty")
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,23 @@
 """The weekly reports as an Atom feed (RFC 4287), ``reports/weekly/feed.xml``: one entry per weekly
 report (its opening paragraph, movers, watched themes and a link to the page), so a reader can
-subscribe. Built from the ``summary.json`` each weekly report writes beside its page."""
+subscribe. Built from the ``summary.json`` each weekly report writes beside its page.
+
+Ids are permanent and unique to the project: the first feed written draws a random UUID and keeps it
+in ``reports/weekly/.feed-id``; each entry's id is derived from it and the report's folder name.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 ATOM = "http://www.w3.org/2005/Atom"
 SUMMARY = "summary.json"
+FEED_ID = ".feed-id"
+EPOCH = "1970-01-01T00:00:00Z"
 
 
 def summary(week: str, opening: list[str], movers: list[str], watched: list[str], level: str) -> dict:
@@ -19,32 +26,50 @@ def summary(week: str, opening: list[str], movers: list[str], watched: list[str]
             "updated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
+def feed_id(folder: Path) -> uuid.UUID:
+    """The project's feed id: drawn once, kept in ``<folder>/.feed-id``."""
+    path = folder / FEED_ID
+    try:
+        return uuid.UUID(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        made = uuid.uuid4()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(str(made) + "\n", encoding="utf-8")
+        return made
+
+
+def _attr(text: str) -> str:
+    return escape(text, {'"': "&quot;"})
+
+
 def feed(folder: Path, base_url: str = "") -> str:
     """The Atom feed of every weekly report under ``folder`` (newest first). Links are relative to
-    the feed (``2026-W23/index.html``) unless ``base_url`` is given."""
+    the feed (``2026-W23/index.html``) unless ``base_url`` says where ``folder`` is published."""
+    ident = feed_id(folder)
     entries = []
     for path in sorted(folder.glob(f"*/{SUMMARY}"), reverse=True):
         try:
-            entries.append((path.parent.name, json.loads(path.read_text(encoding="utf-8"))))
+            entry = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            continue  # a report being replaced right now: the next report's feed lists it
-    updated = max((e["updated"] for _, e in entries), default="1970-01-01T00:00:00Z")
+            continue  # a report folder being replaced right now: the next report's feed lists it
+        if isinstance(entry, dict):
+            entries.append((path.parent.name, entry))
+    updated = max((str(e.get("updated", EPOCH)) for _, e in entries), default=EPOCH)
     root = base_url.rstrip("/") + "/" if base_url else ""
     out = ['<?xml version="1.0" encoding="utf-8"?>', f'<feed xmlns="{ATOM}">',
-           "  <title>paper-trends: weekly research trends</title>",
-           f'  <id>urn:paper-trends:weekly:{escape(str(folder.resolve()))}</id>',
+           "  <title>paper-trends: weekly research trends</title>", f"  <id>urn:uuid:{ident}</id>",
            f"  <updated>{updated}</updated>", "  <author><name>paper-trends</name></author>",
-           f'  <link rel="self" href="{escape(root)}feed.xml"/>']
+           f'  <link rel="self" href="{_attr(root)}feed.xml"/>']
     for name, e in entries:
-        href = escape(f"{root}{name}/index.html", {'"': "&quot;"})
-        parts = [f"<p>{escape(e['opening'])}</p>"]
-        if e.get("movers"):
-            parts.append("<p>Moved:</p><ul>" + "".join(f"<li>{escape(m)}</li>" for m in e["movers"]) + "</ul>")
-        if e.get("watched"):
-            parts.append("<p>Watched:</p><ul>" + "".join(f"<li>{escape(w)}</li>" for w in e["watched"]) + "</ul>")
-        title = f"Research trends, {e['week']}" + (": areas" if e.get("level") == "area" else "")
-        out += ["  <entry>", f"    <title>{escape(title)}</title>", f'    <link rel="alternate" type="text/html" href="{href}"/>',
-                f"    <id>urn:paper-trends:weekly:{escape(name)}</id>", f"    <updated>{e['updated']}</updated>",
-                f"    <summary>{escape(e['opening'])}</summary>",
+        opening = str(e.get("opening", ""))
+        parts = [f"<p>{escape(opening)}</p>"]
+        for key, title in (("movers", "Moved"), ("watched", "Watched")):
+            if e.get(key):
+                parts.append(f"<p>{title}:</p><ul>" + "".join(f"<li>{escape(str(m))}</li>" for m in e[key]) + "</ul>")
+        title = f"Research trends, {e.get('week', name)}" + (": areas" if e.get("level") == "area" else "")
+        out += ["  <entry>", f"    <title>{escape(title)}</title>",
+                f'    <link rel="alternate" type="text/html" href="{_attr(root + name + "/index.html")}"/>',
+                f"    <id>urn:uuid:{uuid.uuid5(ident, name)}</id>", f"    <updated>{e.get('updated', EPOCH)}</updated>",
+                f"    <summary>{escape(opening)}</summary>",
                 f'    <content type="html">{escape("".join(parts))}</content>', "  </entry>"]
     return "\n".join(out + ["</feed>"]) + "\n"

@@ -11,11 +11,13 @@ Horizons: **this week** against the ``window`` weeks before (8), the **last 4 we
 before them, and the **last 13 weeks** (a quarter) against the 13 before. A horizon is tested only
 when at least half of its earlier weeks hold papers (a young store has no quarter to compare).
 A unit that **went quiet** is one whose drop is itself significant with no paper in the recent weeks
-of that horizon (silent for 4 or 13 weeks against what its earlier share expects): the same fixed
-windows, so a silence picked after the fact, after a short busy spell, is not mistaken for one.
+of that horizon (silent this week, for 4 or for 13 weeks, against what its earlier share expects):
+the same fixed windows, so a silence picked after the fact, after a short busy spell, is not
+mistaken for one.
 
 Every p-value of the report (every unit, every horizon) enters one Benjamini-Hochberg adjustment, so
-``alpha`` bounds the share of false movers among all the movers a report names.
+``alpha`` bounds the expected share of false results among all the tests a report flags (a unit
+flagged at several horizons is named once, at its strongest).
 
 The size of a move is the **rate ratio** (share now / share before), shrunk towards 1 by an
 empirical-Bayes prior fitted across the units of a level and horizon: ``log ratio ~ Normal(0, tau)``,
@@ -134,18 +136,20 @@ def _tests(counts: pd.DataFrame, volume: pd.Series, monday: pd.Timestamp, h: Hor
     return rows
 
 
-def movement(levels: dict[str, pd.DataFrame], volume: pd.Series, monday: pd.Timestamp,
+def movement(levels: dict[str, pd.DataFrame], volume: pd.Series | dict[str, pd.Series], monday: pd.Timestamp,
              cfg: TrendConfig = TrendConfig(), *, estimates: bool = True) -> pd.DataFrame:
     """Every test a weekly report makes, one row each: ``levels`` maps a level ("theme", "area",
     "watched") to its papers per week (index: Mondays; columns: units, without the unassigned -1);
-    ``volume``: the field's papers per week (unassigned papers included). Rows hold the counts, the
+    ``volume``: the papers per week the shares are of (one series, or one per level: a theme's share
+    of the papers placed in a theme, a watched theme's of every paper). Rows hold the counts, the
     raw and shrunk rate ratio with its interval, p and q (Benjamini-Hochberg over all rows) and
     ``mover`` (q below ``alpha``). Without ``estimates`` only the tests are made (no shrinkage)."""
     parts = []
     for level, counts in levels.items():
         counts = counts[[c for c in counts.columns if c != -1]]
         for h in horizons(cfg):
-            parts.append(_tests(counts, volume, monday, h, level, estimates))
+            parts.append(_tests(counts, volume[level] if isinstance(volume, dict) else volume, monday, h, level,
+                                estimates))
     parts = [p for p in parts if not p.empty]
     if not parts:
         return _empty()

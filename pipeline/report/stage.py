@@ -99,12 +99,16 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         )
         write_text(folder / "index.html", html)
         write_text(folder / "report.md", to_markdown(report))
+        quiet = set(zip(report.quiet["level"], report.quiet["unit"]))
         write_text(folder / feed.SUMMARY, json.dumps(feed.summary(
-            label, opening(report) if not report.empty else [f"No papers were published in {report.week}."],
-            [f"{report.move_text(r)} {PHRASES[r.horizon]}" for r in report.movers.itertuples()],
-            [f"{w['name']}: {w['count']} papers this week" for w in report.watched], level)))
+            data.week_label(monday),
+            opening(report) if not report.empty else [f"No papers were published in {report.week}."],
+            [report.move_text(r) + ("" if (r.level, r.unit) in quiet else f" {PHRASES[r.horizon]}")
+             for r in report.movers.itertuples()],
+            [f"{w['name']}: {w['count']} paper{'s' if w['count'] != 1 else ''} this week" for w in report.watched],
+            level)))
     # the feed lists every weekly report written so far (written after the report's folder is in place)
-    write_text(cfg.paths.weekly_reports / "feed.xml", feed.feed(cfg.paths.weekly_reports))
+    write_text(cfg.paths.weekly_reports / "feed.xml", feed.feed(cfg.paths.weekly_reports, cfg.report.feed_url))
     folder = final
     if report.empty:
         log.warning("report: no papers in %s; the report says so", report.week)
@@ -116,7 +120,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     return step.done(counts, time.perf_counter() - start)
 
 
-def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None) -> pd.DataFrame:  # noqa: ANN001
+def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa: ANN001, ANN201 - watched.Matches
     """``watched.match`` of every paper of ``corpus`` against the configured watched themes
     (``embeddings``: the papers' vectors, when already loaded)."""
     from pipeline.report.watched import match

@@ -21,6 +21,7 @@ from pipeline.report import mapplot, plots
 from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, week_label, weekly_topic_counts
 from pipeline.report.render import md_escape as esc
 from pipeline.report.trends import TrendConfig
+from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
 
 
@@ -180,36 +181,40 @@ def theme_events(corpus: Corpus, weeks: list[str]) -> pd.DataFrame:
     return events.reset_index(drop=True)[columns]
 
 
-def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: pd.DataFrame, cfg: TrendConfig,
+def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, cfg: TrendConfig,
                     ) -> tuple[list[dict], pd.DataFrame]:
     """For each watched theme: its papers in the period, its movement at every horizon as of the
-    period's last week, and the papers to read (the closest to its sentence first); and the weekly
-    counts of every watched theme over the period (rows: Mondays)."""
+    period's last week (the weeks before it included, the ones after it not), and the papers to read
+    (the closest to its sentence first); and the weekly counts of the period's papers on each
+    watched theme (rows: Mondays)."""
     from pipeline.report.movement import movement
     from pipeline.report.watched import weekly_counts
 
-    names = [c for c in watched.columns if not str(c).endswith(" z")]
+    names = watched.names
     period = papers[inside]
     if period.empty or not names:
         return [], pd.DataFrame()
     last = period[Papers.week_start].max()
-    upto = papers[Papers.week_start] <= last
+    upto = (papers[Papers.week_start] <= last).to_numpy() & (papers[Papers.published] < period[Papers.published].max()
+                                                           + pd.Timedelta(seconds=1)).to_numpy()
     mondays = list(pd.date_range(papers.loc[upto, Papers.week_start].min(), last, freq="7D"))
-    counts = weekly_counts(watched[upto.to_numpy()], papers.loc[upto, Papers.week_start], names, mondays)
+    counts = weekly_counts(watched.on[upto], papers.loc[upto, Papers.week_start], names, mondays)
     volume = papers[upto].groupby(Papers.week_start).size().reindex(mondays, fill_value=0)
     moves = movement({"watched": counts}, volume, last, cfg)
     out = []
     for name in names:
-        mine = watched[name].to_numpy() & inside.to_numpy()
-        chosen = papers[mine].assign(_z=watched.loc[mine, f"{name} z"].to_numpy()).sort_values("_z", ascending=False)
+        mine = watched.on[name].to_numpy() & inside.to_numpy()
+        chosen = papers[mine].assign(_z=watched.z.loc[mine, name].to_numpy()).sort_values("_z", ascending=False)
         out.append({"name": name, "sentence": dict(cfg.watch).get(name, ""), "count": int(mine.sum()),
                     "moves": moves[moves["unit"] == name], "papers": chosen})
     first = period[Papers.week_start].min()
-    return out, counts[counts.index >= first]
+    period_mondays = [m for m in mondays if m >= first]
+    inside_counts = weekly_counts(watched.on[inside.to_numpy()], period[Papers.week_start], names, period_mondays)
+    return out, inside_counts
 
 
 def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarray], since: pd.Timestamp,
-          until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme", watched: pd.DataFrame | None = None,
+          until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme", watched: Matches | None = None,
           cfg: TrendConfig = TrendConfig()) -> Survey:
     """The survey of [since, until]. At ``level="area"`` areas take the place of themes everywhere;
     at ``"theme"`` the table of themes is grouped under their areas. ``watched``: ``watched.match``

@@ -20,13 +20,30 @@ of the themes. The thresholds were chosen on the hand-labelled cs.DC set of June
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 STOP = frozenset("a an and as among across by for from in into of on or such the their to with without many "
                  "model models".split())  # words a sentence says about any subject
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"\w+")  # words in any script ("Über-scale", "量子计算")
+
+
+@dataclass(frozen=True)
+class Matches:
+    """Each paper (rows, in the order given) against each watched theme (columns, by name)."""
+
+    on: pd.DataFrame  # bool: the paper is on the theme
+    z: pd.DataFrame  # its calibrated cosine to the theme's sentence (how far out in the store's tail)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.on.columns)
+
+    def take(self, rows: np.ndarray) -> Matches:
+        """The rows ``rows`` (a boolean mask or positions) of both tables."""
+        return Matches(self.on[rows], self.z[rows])
 
 
 def stems(text: str) -> list[str]:
@@ -42,12 +59,11 @@ def phrase_pattern(name: str) -> str:
 
 
 def match(texts: pd.Series, vectors: np.ndarray, watch: dict[str, str], sentence_vectors: np.ndarray, *,
-          z_alone: float = 3.0, z_words: float = 1.5) -> pd.DataFrame:
-    """For each paper (rows of ``texts``/``vectors``) and watched theme (columns, by name): its score
-    (the calibrated cosine ``z``) and whether it matches. Returns a frame with one bool column per
-    name and a ``<name> z`` column beside it."""
+          z_alone: float = 3.0, z_words: float = 1.5) -> Matches:
+    """For each paper (rows of ``texts``/``vectors``) and watched theme (by name): whether it is on
+    the theme, and its calibrated cosine ``z`` to the theme's sentence."""
     lowered = texts.fillna("").str.lower()
-    out = {}
+    on, scores = {}, {}
     for (name, sentence), vector in zip(watch.items(), sentence_vectors):
         cosine = vectors @ vector if len(vectors) else np.zeros(0)
         spread = float(cosine.std()) if len(cosine) > 1 else 0.0
@@ -58,12 +74,14 @@ def match(texts: pd.Series, vectors: np.ndarray, watch: dict[str, str], sentence
             share = np.mean([lowered.str.contains(r"\b" + re.escape(w), regex=True).to_numpy() for w in words], axis=0)
         else:
             share = np.zeros(len(lowered))
-        out[name] = written | (z >= z_alone) | ((z >= z_words) & (share >= 2 / 3))
-        out[f"{name} z"] = z
-    return pd.DataFrame(out, index=texts.index)
+        on[name] = written | (z >= z_alone) | ((z >= z_words) & (share >= 2 / 3))
+        scores[name] = z
+    return Matches(pd.DataFrame(on, index=texts.index, columns=list(watch)),
+                   pd.DataFrame(scores, index=texts.index, columns=list(watch)))
 
 
-def weekly_counts(matches: pd.DataFrame, weeks: pd.Series, names: list[str], mondays: list) -> pd.DataFrame:  # noqa: ANN001
-    """Matched papers per week (rows: ``mondays``) and watched theme (columns: ``names``)."""
-    frame = matches[names].astype(int).assign(_week=weeks.to_numpy())
+def weekly_counts(on: pd.DataFrame, weeks: pd.Series, names: list[str], mondays: list) -> pd.DataFrame:  # noqa: ANN001
+    """Matched papers per week (rows: ``mondays``) and watched theme (columns: ``names``); ``on``:
+    ``Matches.on`` of papers whose weeks (Mondays) are ``weeks``."""
+    frame = on[names].astype(int).assign(_week=weeks.to_numpy())
     return frame.groupby("_week")[names].sum().reindex(mondays, fill_value=0)

@@ -26,6 +26,7 @@ from pipeline.report.data import (
 )
 from pipeline.report.movement import horizons, movement, movers, needed
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
+from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
 
 # the paper columns the weekly report reads (load_corpus(cfg, COLUMNS)): no abstracts
@@ -65,6 +66,21 @@ class WeeklyReport:
     would_take: list[str] = field(default_factory=list)  # what a theme would have needed, when nothing moved
     waiting: dict[str, int] = field(default_factory=dict)  # this week's unassigned papers by reason
 
+    @property
+    def moved(self) -> pd.DataFrame:
+        """The movers that did not go quiet (those are said apart)."""
+        if self.movers.empty:
+            return self.movers
+        quiet = set(zip(self.quiet["level"], self.quiet["unit"]))
+        return self.movers[[(lv, u) not in quiet for lv, u in zip(self.movers["level"], self.movers["unit"])]]
+
+    @property
+    def tested_text(self) -> str:
+        """What the report tests, in words: ``theme, area or watched theme``."""
+        kinds = [self.level] + [lv if lv == "area" else "watched theme" for lv in ("area", "watched")
+                                if lv != self.level and (self.moves["level"] == lv).any()]
+        return kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
+
     def name(self, level: str, unit: object) -> str:
         return self.names.get((level, unit), str(unit))
 
@@ -95,12 +111,18 @@ class WeeklyReport:
         """Whether any paper of this week lists an arXiv category (digest pages list none)."""
         return bool(len(self.categories)) and float(self.categories["this week"].sum()) > 0
 
+    def status_text(self, row) -> str:  # noqa: ANN001 - a row of the week's table
+        """``rising over 4 weeks``, ``went quiet this week``, ``new this week`` or nothing."""
+        text = STATUS_TEXT[row.status]
+        horizon = getattr(row, "horizon", "")
+        return f"{text} {PHRASES[horizon]}" if text and horizon else text
+
     def by_status(self, status: str) -> pd.DataFrame:
         return self.trend[self.trend["status"] == status]
 
 
 def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *, primary_only: bool = False,
-          history: int = 12, level: str = "theme", watched: pd.DataFrame | None = None) -> WeeklyReport:
+          history: int = 12, level: str = "theme", watched: Matches | None = None) -> WeeklyReport:
     """The report of the week starting ``monday``. At ``level="area"`` every count, test and chart
     is by area; at ``"theme"`` the table of the week's themes is grouped under their areas, and the
     areas are tested beside the themes. ``watched``: ``watched.match`` of ``corpus.papers`` (rows in
@@ -113,7 +135,7 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
     papers = corpus.papers
     start = papers[Papers.week_start].min() if not papers.empty else monday
     # weeks before the listings begin are left out, not counted as weeks without papers
-    tested = [m for m in week_range(monday, HISTORY) if m >= start] + [monday]
+    tested = [m for m in week_range(monday, max(HISTORY, cfg.window)) if m >= start] + [monday]
     shown = tested[-(max(history, cfg.window) + 1):]
     counts = weekly_topic_counts(corpus, tested)
     this = papers[papers[Papers.week_start] == monday]
@@ -189,40 +211,45 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
 
 
 def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dict[int, tuple[int, str]],
-          watched: pd.DataFrame | None, tested: list[pd.Timestamp]) -> None:
+          watched: Matches | None, tested: list[pd.Timestamp]) -> None:
     """Every unit's movement at every horizon (themes or areas, the areas beside the themes, the watched
     themes), the movers, what went quiet, the papers to read, and the statuses of the week's table."""
     from pipeline.report.watched import weekly_counts
 
     papers = corpus.papers
-    volume = counts.sum(axis=1)  # unassigned papers count in the week's volume
     units = counts.drop(columns=[-1], errors="ignore")
+    # a theme's (an area's) share is of the papers placed in a theme: the latest weeks' papers still
+    # waiting in the pool would otherwise lower every theme's recent share; a watched theme's share is
+    # of every paper, since it matches papers whether or not they were placed
+    volumes = {report.level: units.sum(axis=1), "area": units.sum(axis=1), "watched": counts.sum(axis=1)}
     levels = {report.level: units}
     names: dict[tuple[str, object], str] = {(report.level, t): label for t, label in report.labels.items()}
     area_of = {t: a for t, (a, _) in areas.items()}
     if areas:
         levels["area"] = units.T.groupby([area_of.get(int(t), -1) for t in units.columns]).sum().T
         names |= {("area", a): label for a, label in areas.values()}
-    watch = [c for c in watched.columns if not str(c).endswith(" z")] if watched is not None else []
+    watch = list(watched.names) if watched is not None else []
     if watch:
-        levels["watched"] = weekly_counts(watched, papers[Papers.week_start], watch, tested)
+        levels["watched"] = weekly_counts(watched.on, papers[Papers.week_start], watch, tested)
         names |= {("watched", w): w for w in watch}
     report.names = names
-    report.moves = moves = movement(levels, volume, report.monday, report.cfg)
+    report.moves = moves = movement(levels, {lv: volumes[lv] for lv in levels}, report.monday, report.cfg)
     report.movers = movers(moves)
     # went quiet: a significant drop to no paper at all over the horizon's recent weeks
     report.quiet = report.movers[(report.movers["direction"] == "down") & (report.movers["k"] == 0)]
-    moved = {r.unit: ("rising" if r.direction == "up" else "falling")
+    moved = {r.unit: ("rising" if r.direction == "up" else "falling", r.horizon)
              for r in report.movers.itertuples() if r.level == report.level}
     quiet = set(report.quiet.loc[report.quiet["level"] == report.level, "unit"])
     trend = report.trend
-    report.trend = trend.assign(status=[
-        s if s == "new" else "quiet" if t in quiet else moved.get(t, "steady")
-        for t, s in zip(trend["topic"], trend["status"])])
+    statuses = [s if s == "new" else "quiet" if t in quiet else moved.get(t, ("steady", ""))[0]
+                for t, s in zip(trend["topic"], trend["status"])]
+    report.trend = trend.assign(status=statuses, horizon=[
+        moved[t][1] if s in ("rising", "falling", "quiet") and t in moved else ""
+        for t, s in zip(trend["topic"], statuses)])
 
     def members(level: str, unit: object) -> tuple[pd.Series, pd.Series]:
         if level == "watched":
-            return watched[unit].to_numpy(), watched[f"{unit} z"]
+            return watched.on[unit].to_numpy(), watched.z[unit]
         topic = papers["topic"] if level == report.level else papers["topic"].map(area_of)
         return (topic == unit).to_numpy(), papers["probability"]
 
@@ -244,15 +271,16 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
             "papers": now.assign(_order=order[now.index]).sort_values(["_order", Papers.paper_id],
                                                                       ascending=[False, True])})
     if report.movers.empty and len(moves):
-        report.would_take = _would_take(report, counts, volume, len(moves))
+        report.would_take = _would_take(report, counts, len(moves))
 
 
-def _would_take(report: WeeklyReport, counts: pd.DataFrame, volume: pd.Series, tests: int) -> list[str]:
+def _would_take(report: WeeklyReport, counts: pd.DataFrame, tests: int) -> list[str]:
     """What a theme of the median share would have needed to count as rising, this week and over 4
     weeks, when it were the only mover among the report's ``tests`` tests."""
     from pipeline.report.movement import weeks_of
 
     units = counts.drop(columns=[-1], errors="ignore")
+    volume = units.sum(axis=1)  # the themes' shares are of the papers placed in a theme
     out = []
     for h in horizons(report.cfg)[:2]:
         recent, before = weeks_of(report.monday, h)
@@ -266,7 +294,7 @@ def _would_take(report: WeeklyReport, counts: pd.DataFrame, volume: pd.Series, t
         k = needed(n, n0, share, tests, report.cfg.alpha)
         if k is None:
             continue
-        papers = f"with {n:,} papers {'this week' if h.recent == 1 else 'in the last 4 weeks'}"
+        papers = f"with {n:,} papers in themes {'this week' if h.recent == 1 else 'in the last 4 weeks'}"
         out.append(f"{papers}, a {report.level} of {100 * share:.1f} % (the median {report.level}) would need "
                    f"{k} papers ({share * n:.1f} expected) to count as rising")
     return out
@@ -287,16 +315,18 @@ def opening(r: WeeklyReport) -> list[str]:
     papers = f"{n:,} paper{'s' if n != 1 else ''}"
     out = [f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})."
            if usual else f"{papers}; no earlier week holds papers to compare with."]
-    if len(r.movers):
+    if len(r.moved):
         parts = []
         for h in [*horizons(r.cfg)]:
-            rows = r.movers[r.movers["horizon"] == h.name]
+            rows = r.moved[r.moved["horizon"] == h.name]
             if len(rows):
                 parts.append(f"{h.phrase}: " + _names([r.move_text(row) for row in rows.itertuples()], 4))
         out.append("Moved " + "; ".join(parts) + ".")
     elif r.would_take:
-        out.append(f"No {r.level}, area or watched theme moved beyond what chance explains at any horizon: "
+        out.append(f"No {r.tested_text} moved beyond what chance explains at any horizon: "
                    + "; ".join(r.would_take) + ".")
+    elif len(r.quiet):
+        pass  # what went quiet is the only move, said next
     elif len(r.moves):
         out.append(f"No {r.level} moved beyond what chance explains at any horizon.")
     else:
@@ -358,15 +388,19 @@ def to_markdown(r: WeeklyReport) -> str:
     counting = "primary category only" if r.primary_only else "every category a paper is listed in"
     lines += ["", f"_Counts use {counting}._" if r.categorised
               else "_None of this week's papers lists an arXiv category._", ""]
-    if len(r.movers):
+    if len(r.moved):
         lines += ["## What moved", ""]
-        for row in r.movers.itertuples():
+        for row in r.moved.itertuples():
             lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {row.k} papers, "
                          f"{row.expected:.1f} expected (q = {row.q_value:.2g})")
             lines += _md_papers(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
         lines.append("")
     if len(r.quiet):
-        lines += ["## Went quiet", ""] + [f"- {esc(r.move_text(row))}" for row in r.quiet.itertuples()] + [""]
+        lines += ["## Went quiet", ""]
+        for row in r.quiet.itertuples():
+            lines += [f"- {esc(r.move_text(row))} (q = {row.q_value:.2g})"]
+            lines += _md_papers(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
+        lines.append("")
     if r.born or r.forming:
         lines += ["## New this week", ""]
         for t, b in r.born.items():
@@ -393,7 +427,7 @@ def to_markdown(r: WeeklyReport) -> str:
             lines.append(f"| | **{esc(area)}** ({total}) | | | | |")
         for row in rows.itertuples():
             lines.append(f"| {row.rank} | {esc(r.labels[row.topic])} | {row.count} | {100 * row.share:.1f} % | "
-                         f"{row.trailing_mean:.1f} | {STATUS_TEXT[row.status]} |")
+                         f"{row.trailing_mean:.1f} | {r.status_text(row)} |")
     lines += ["", f"_Moved: exact conditional binomial tests at three horizons (this week against the {r.cfg.window} "
               f"before, 4 weeks against 12, 13 against 13), Benjamini–Hochberg FDR {100 * r.cfg.alpha:.0f} % over all "
               f"{len(r.moves)} tests; ratios shrunk towards 1, 90 % intervals._", ""]

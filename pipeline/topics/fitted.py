@@ -48,7 +48,10 @@ def embed_texts(cfg: Config, texts: list[str]) -> np.ndarray:
     through the same cache: comparable with the papers' embeddings."""
     state = load_state(cfg.paths)
     embedder = embed.make_embedder(cfg.topics)
-    vectors, _ = EmbeddingCache(cfg.paths.embeddings, state.embedder or embedder.identity).embed(texts, embedder)
+    if state.embedder and state.embedder != embedder.identity:
+        raise TableError(f"the themes were fitted with {state.embedder}, the configuration embeds with "
+                         f"{embedder.identity}: run `paper-trends topics` so that both are the same")
+    vectors, _ = EmbeddingCache(cfg.paths.embeddings, embedder.identity).embed(texts, embedder)
     return vectors
 
 

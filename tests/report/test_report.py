@@ -268,7 +268,7 @@ def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkey
     with pytest.raises(RuntimeError, match="disk full"):
         report.write_weekly(themed, "2026-W24", force=True)  # forced: the same report is otherwise skipped
     assert {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in folder.parent.iterdir()) == ["2026-W24", "feed.xml"]  # no temporary folder left
+    assert sorted(p.name for p in folder.parent.iterdir()) == [".feed-id", "2026-W24", "feed.xml"]  # no temporary folder left
     with pytest.raises(RuntimeError):
         report.write_weekly(themed, "2026-W23")
     assert not (folder.parent / "2026-W23").exists()
@@ -308,7 +308,8 @@ def test_the_weekly_report_opens_with_a_paragraph_that_names_movers_or_what_it_w
         assert sentences[1].startswith("Moved ")
         assert all(built.name(row.level, row.unit) in sentences[1] for row in built.movers.head(3).itertuples())
     else:  # what it would have taken, never a list of non-results
-        assert sentences[1].startswith("No theme, area or watched theme moved beyond what chance explains at any "
+        # (the seeds configure no watched theme: the sentence names what was tested)
+        assert sentences[1].startswith("No theme or area moved beyond what chance explains at any "
                                        "horizon: with ") and "would need" in sentences[1]
     new = [built.labels[t] for t in built.by_status("new")["topic"]]
     novelty = next(s for s in sentences if s.startswith(("New:", "No theme is new")))
@@ -377,3 +378,36 @@ def test_the_weekly_report_lists_this_weeks_papers_that_wait_for_a_theme(themed)
     assert html_escape(waiting[Papers.title]) in waits and waits.count("<li>") == 1
     assert "1 paper this week\nbelongs to no theme yet" in html
     assert "- 1 in no theme yet" in (folder / "report.md").read_text()
+
+
+def test_a_window_longer_than_the_quarter_counts_every_week_of_it(themed):
+    from pipeline.report.weekly import build_week
+
+    corpus = report.load_corpus(themed)
+    monday = data.monday_of("2026-W24")
+    for window in (8, 40):
+        built = build_week(corpus, monday, config.ReportConfig(window=window))
+        weeks = corpus.papers[Papers.week_start]
+        before = weeks[(weeks < monday) & (weeks >= monday - pd.Timedelta(weeks=window))]
+        assert built.trailing_papers == len(before) and built.trailing_weeks == before.nunique()
+        week_test = built.moves[(built.moves["horizon"] == "week") & (built.moves["level"] == "theme")]
+        assert week_test.empty or (week_test["n0"] <= len(before)).all()
+
+
+def test_a_theme_that_went_quiet_is_said_once_not_also_among_the_movers(themed):
+    from pipeline.report.weekly import build_week, opening, to_markdown
+
+    built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
+    topic = int(built.trend["topic"].iloc[0])
+    row = {"unit": topic, "level": "theme", "horizon": "month", "k": 0, "n": 40, "k0": 30, "n0": 120,
+           "expected": 10.0, "ratio": 0.0, "estimate": 0.2, "low": 0.1, "high": 0.4, "p_value": 1e-6, "q_value": 1e-5,
+           "direction": "down", "mover": True}
+    built.movers = pd.DataFrame([row])
+    built.quiet = built.movers.copy()
+    sentences = opening(built)
+    label = built.labels[topic]
+    assert not any(s.startswith("Moved") for s in sentences)
+    assert sum(s.count(label) for s in sentences) == 1
+    assert f"Went quiet: {label}: no paper over 4 weeks (10.0 expected)." in sentences
+    md = to_markdown(built)
+    assert "## What moved" not in md and md.count(f"{label}: no paper over 4 weeks") == 2  # the opening, the list

@@ -27,7 +27,13 @@ def test_watched_themes_are_read_from_the_config_in_the_order_written(tmp_path):
     ('[report.watch]\n"MoE serving" = 3\n', "report.watch"),
     ('[report.watch]\n"MoE serving" = ""\n', "report.watch"),
     ('[report]\nwatch = "MoE serving"\n', "report.watch"),
-    ('[report.watch]\n"MoE serving" = "a"\n"moe Serving" = "b"\n', "same name"),
+    ('[report]\nwatch = "ab"\n', "report.watch"),
+    ('[report.watch]\n"++" = "a sentence"\n', "holds no word"),
+    ('[report.watch]\n"MoE serving" = "a"\n"moe Serving" = "b"\n', "'MoE serving' and 'moe Serving' are the same"),
+    ('[report]\nwatch_z = -1\n', "report.watch_z = -1"),
+    ('[report]\nwatch_z = nan\n', "report.watch_z = nan"),
+    ('[report]\nwatch_z = 2.0\nwatch_z_words = 2.5\n', "report.watch_z_words = 2.5"),
+    ('[report]\nfeed_url = "javascript:alert(1)"\n', "report.feed_url"),
 ])
 def test_a_watched_theme_that_is_not_a_name_and_a_sentence_is_refused_naming_the_option(tmp_path, text, error):
     path = tmp_path / "watch.toml"
@@ -62,10 +68,10 @@ def test_a_paper_matches_by_its_phrase_by_a_far_tail_cosine_or_a_near_tail_one_w
     texts[3] = "A study of edge offloading"  # the name as written, its vector anywhere
     found = match(texts, vectors, {"Edge offloading": "offloading computation from devices to edge servers"},
                   sentence[None, :], z_alone=3.0, z_words=1.5)
-    z = found["Edge offloading z"]
+    z = found.z["Edge offloading"]
     assert z[0] >= 3.0 and 1.5 <= z[1] < 3.0
-    assert found["Edge offloading"].tolist()[:4] == [True, True, False, True]
-    assert found["Edge offloading"].sum() == 3
+    assert found.on["Edge offloading"].tolist()[:4] == [True, True, False, True]
+    assert found.on["Edge offloading"].sum() == 3 and found.names == ["Edge offloading"]
 
 
 @pytest.fixture
@@ -96,7 +102,7 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     built = build_week(corpus, report.data.monday_of("2026-W20"), watched.report, watched=matches)
     this = (corpus.papers["week"] == "2026-W20").to_numpy()
     for w in built.watched:
-        assert w["count"] == int(matches[w["name"]].to_numpy()[this].sum())  # every match of the week, counted
+        assert w["count"] == int(matches.on[w["name"]].to_numpy()[this].sum())  # every match of the week, counted
         assert set(w["moves"]["horizon"]) <= {"week", "month", "quarter"}
     assert "Watched: MoE serving" in " ".join(report.weekly.opening(built))
     report.write_survey(watched)
@@ -123,4 +129,38 @@ def test_the_feed_is_atom_with_an_entry_linking_to_every_weekly_report(watched):
     # a report of another level is an entry of its own, linking to its folder
     report.write_weekly(watched, "2026-W24", level="area")
     parsed = feedparser.parse(path.read_text())
-    assert len(parsed.entries) == 4 and any(e.link.endswith("2026-W24-areas/index.html") for e in parsed.entries)
+    areas = next(e for e in parsed.entries if e.link.endswith("2026-W24-areas/index.html"))
+    assert len(parsed.entries) == 4 and areas.title == "Research trends, 2026-W24: areas"
+    # ids: unique per entry, permanent across rewrites, and unique to this project
+    ids = [e.id for e in parsed.entries]
+    assert len(set(ids)) == 4 and all(i.startswith("urn:uuid:") for i in ids)
+    report.write_weekly(watched, "2026-W23", force=True)
+    assert [e.id for e in feedparser.parse(path.read_text()).entries] == ids
+    other = watched.paths.root / "elsewhere"
+    (other / "2026-W24").mkdir(parents=True)
+    (other / "2026-W24" / "summary.json").write_text('{"week": "2026-W24", "opening": "x", "updated": "2026-06-15T00:00:00Z"}')
+    from pipeline.report.feed import feed
+
+    assert feedparser.parse(feed(other)).entries[0].id not in ids
+
+
+def test_the_feed_escapes_text_from_the_data_and_can_link_where_the_reports_are_published(tmp_path):
+    import json
+
+    import feedparser
+
+    from pipeline.report.feed import feed
+
+    (tmp_path / "2026-W24").mkdir()
+    (tmp_path / "2026-W24" / "summary.json").write_text(json.dumps({
+        "week": "2026-W24", "level": "theme", "opening": "R&D <script>alert(1)</script> rose.",
+        "movers": ["A <b>theme</b> & co 2.0× (1.2–3.1) over 4 weeks"], "watched": [], "updated": "2026-06-15T07:00:00Z"}))
+    (tmp_path / "2026-W23").mkdir()  # a summary that cannot be read is left out, not a failure
+    (tmp_path / "2026-W23" / "summary.json").write_text("{not json")
+    text = feed(tmp_path, "https://example.org/trends/weekly/")
+    parsed = feedparser.parse(text)
+    assert not parsed.bozo and len(parsed.entries) == 1
+    entry = parsed.entries[0]
+    assert entry.link == "https://example.org/trends/weekly/2026-W24/index.html"
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert "R&D" in entry.summary and "<script>" not in entry.content[0].value
