@@ -243,7 +243,9 @@ class ReportConfig:
     discovery rate held at ``alpha`` over every test of the report), and the themes the user watches."""
 
     window: int = 8  # this week is compared with the window weeks before it
-    alpha: float = 0.05  # false discovery rate over every test of a report (movement.py)
+    # false discovery rate over every test of a report (movement.py); 0.03: at most one false mover per
+    # 26 weekly reports on weeks shuffled (benchmarks/trends.py, tune halves of cs.DC and the daily corpus)
+    alpha: float = 0.03
     # watched themes: name = a sentence saying what it is about (report/watched.py)
     watch: tuple[tuple[str, str], ...] = ()
     watch_z: float = 3.0  # a paper this far out in the tail of the cosines to the sentence is on it
