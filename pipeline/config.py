@@ -252,7 +252,7 @@ class ReportConfig:
     watch_z_words: float = 1.5  # ... or this far, writing two thirds of the sentence's content words
     # where reports/weekly/ is published (https://example.org/trends/weekly/): the feed's links become
     # absolute; empty: links relative to feed.xml
-    feed_url: str = ""
+    publish_url: str = ""
 
     def __post_init__(self) -> None:
         if self.window < 1:
@@ -280,8 +280,8 @@ class ReportConfig:
         if self.watch_z_words > self.watch_z:
             raise ConfigError(f"report.watch_z_words = {self.watch_z_words}: must not exceed report.watch_z = "
                               f"{self.watch_z} (the words make a nearer paper count, not a farther one)")
-        if self.feed_url and not re.match(r"https?://[^\s\"'<>]+$", self.feed_url):
-            raise ConfigError(f"report.feed_url = {self.feed_url!r}: an http(s) address where reports/weekly/ is "
+        if self.publish_url and not re.match(r"https?://[^\s\"'<>]+$", self.publish_url):
+            raise ConfigError(f"report.publish_url = {self.publish_url!r}: an http(s) address where reports/weekly/ is "
                               "published, or empty")
 
 

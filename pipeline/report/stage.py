@@ -108,7 +108,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
             [f"{w['name']}: {w['count']} paper{'s' if w['count'] != 1 else ''} this week" for w in report.watched],
             level)))
     # the feed lists every weekly report written so far (written after the report's folder is in place)
-    write_text(cfg.paths.weekly_reports / "feed.xml", feed.feed(cfg.paths.weekly_reports, cfg.report.feed_url))
+    write_text(cfg.paths.weekly_reports / "feed.xml", feed.feed(cfg.paths.weekly_reports, cfg.report.publish_url))
     folder = final
     if report.empty:
         log.warning("report: no papers in %s; the report says so", report.week)

@@ -33,7 +33,7 @@ def test_watched_themes_are_read_from_the_config_in_the_order_written(tmp_path):
     ('[report]\nwatch_z = -1\n', "report.watch_z = -1"),
     ('[report]\nwatch_z = nan\n', "report.watch_z = nan"),
     ('[report]\nwatch_z = 2.0\nwatch_z_words = 2.5\n', "report.watch_z_words = 2.5"),
-    ('[report]\nfeed_url = "javascript:alert(1)"\n', "report.feed_url"),
+    ('[report]\npublish_url = "javascript:alert(1)"\n', "report.publish_url"),
 ])
 def test_a_watched_theme_that_is_not_a_name_and_a_sentence_is_refused_naming_the_option(tmp_path, text, error):
     path = tmp_path / "watch.toml"
