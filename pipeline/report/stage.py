@@ -61,7 +61,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``; skipped
     when the same report of the same tables is already written, unless ``force``."""
-    from pipeline.report.weekly import COLUMNS, PHRASES, READ, STATUS_TEXT, build_week, opening, to_markdown
+    from pipeline.report.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, STATUS_TEXT, build_week, opening, to_markdown
 
     start = time.perf_counter()
     require_tables(cfg.paths)
@@ -92,7 +92,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         by_theme = {int(t): rows for t, rows in links.groupby(papers["topic"], sort=False)}
         html = render(
             "weekly.html.j2", r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
-            opening=opening(report), phrases=PHRASES, read=READ,
+            opening=opening(report), phrases=PHRASES, read=READ, most_movers=MOST_MOVERS,
             papers_of=lambda t: by_theme.get(int(t), links.iloc[:0]),
             unassigned=papers[papers["topic"] == -1],
             generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),

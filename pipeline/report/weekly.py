@@ -37,6 +37,7 @@ HISTORY = 26  # weeks before this one that the longest horizon reads (13 against
 PHRASES = {h.name: h.phrase for h in horizons()}
 LEVEL_NOUN = {"theme": "", "area": " (area)", "watched": " (watched)"}
 READ = 5  # the most representative papers listed first for each mover, new theme and forming group
+MOST_MOVERS = 12  # movers shown with their papers in the digest; the page lists the rest below them
 
 
 @dataclass
@@ -390,10 +391,14 @@ def to_markdown(r: WeeklyReport) -> str:
               else "_None of this week's papers lists an arXiv category._", ""]
     if len(r.moved):
         lines += ["## What moved", ""]
-        for row in r.moved.itertuples():
+        for row in r.moved.head(MOST_MOVERS).itertuples():
             lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {row.k} papers, "
                          f"{row.expected:.1f} expected (q = {row.q_value:.2g})")
             lines += _md_papers(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
+        rest = r.moved.iloc[MOST_MOVERS:]
+        if len(rest):
+            lines.append(f"- {len(rest)} more, weaker: " + "; ".join(
+                f"{esc(r.move_text(row))} {PHRASES[row.horizon]}" for row in rest.itertuples()))
         lines.append("")
     if len(r.quiet):
         lines += ["## Went quiet", ""]
