@@ -177,7 +177,7 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
         forming_ids = {p for g in report.forming for p in g["papers"][Papers.paper_id]}
         near_forming = int(waiting[Papers.paper_id].isin(forming_ids).sum())
         report.waiting = {"in a group still forming": near_forming,
-                          "no theme explains them yet": len(waiting) - near_forming}
+                          "no theme explains them, or they came with new papers like them": len(waiting) - near_forming}
     counting = "primary category only" if primary_only else "every category a paper is listed in"
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
     unlisted = uncategorised(this, primary_only=primary_only)

@@ -308,14 +308,13 @@ class Group:
 
 def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centroids: np.ndarray, rules: Rules,
               nearest_of_pool: np.ndarray, placed: np.ndarray | None = None,
-              recent: np.ndarray | None = None, smallest: int | None = None) -> list[Group]:
+              recent: np.ndarray | None = None) -> list[Group]:
     """Dense groups among the ``pool`` papers (rows), with the tests of the module docstring; groups
     down to half of ``min_size`` are returned so that forming ones can be shown. For the recency
     test, ``recent``: the rows of papers placed within the window by weekly updates, which count
     with the pool, and ``placed``: the other placed papers (the fit's, whatever their week); with
-    no ``placed`` given, or ``rules.recent_share`` 0, every group passes the test. ``smallest``:
-    the fewest papers a returned group holds (default: half of ``min_size``, at least 3)."""
-    smallest = max(3, rules.min_size // 2) if smallest is None else smallest
+    no ``placed`` given, or ``rules.recent_share`` 0, every group passes the test."""
+    smallest = max(3, rules.min_size // 2)
     if len(pool) < smallest:
         return []
     from scipy.cluster.hierarchy import fcluster, linkage

@@ -5,7 +5,6 @@ whose papers' neighbours are mostly recent papers, are born as new themes (detec
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import logging
 
@@ -93,7 +92,6 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     # new papers, and recent papers still waiting in the pool, are tested against today's themes
     test = np.flatnonzero((~known | (topics == -1)) & recent)
     near, score, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
-    plain, plain_near = ok.copy(), near.copy()  # explained by their nearest theme, before the novelty test
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
     young = {t for t, week in state.born.items() if week >= start}  # re-centred and renamed below
     # themes that take papers as young ones do: born within the window, or since the last fit or
@@ -115,29 +113,8 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok],
                               placed=np.flatnonzero((topics >= 0) & ~arrived),
                               recent=np.flatnonzero((topics >= 0) & arrived))
-    # a paper its nearest theme explains, held back only because its neighbours are new too, plainly
-    # belongs to that theme when it lies in no pool cluster, however small, that could become a theme
-    # of its own (dense, far from every theme and recent): a big subject's papers of one week lie near
-    # each other and near their theme. It joins that theme now instead of waiting; a paper of a
-    # subject arriving now (such a cluster, even of two papers) keeps waiting for it to grow
-    held = ~ok & plain
-    if held.any():
-        protected = np.zeros(len(topics), dtype=bool)
-        for g in emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok], smallest=2,
-                                  placed=np.flatnonzero((topics >= 0) & ~arrived),
-                                  recent=np.flatnonzero((topics >= 0) & arrived)):
-            protected[g.rows] = g.born
-        settle = held & ~protected[test]
-    else:
-        settle = held
-    topics[test[settle]] = plain_near[settle]
-    placed_now[test[settle]] = True
-    groups = [dataclasses.replace(g, rows=g.rows[topics[g.rows] == -2]) for g in groups]
-    groups = [g for g in groups if len(g.rows)]
-    pool = test[~ok & ~settle]
-    log.info("topics: %d of the %d new or waiting papers wait in the pool (since %s; %d more their theme explains "
-             "joined it, in no group that could become a theme); groups of %s", len(pool), len(test), start,
-             int(settle.sum()), ", ".join(str(len(g.rows)) for g in groups) or "none")
+    log.info("topics: no theme explains %d of the %d new or waiting papers; the pool (since %s) holds groups of %s",
+             len(pool), len(test), start, ", ".join(str(len(g.rows)) for g in groups) or "none")
     for g in groups:
         log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s, "
                   "recent %s (%.2f)", len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far, g.recent,

@@ -92,18 +92,19 @@ def test_a_group_below_the_size_bound_is_forming_not_born(store):
 
 
 @pytest.mark.parametrize("novelty", [0.05, 0.2])
-def test_a_burst_of_papers_on_a_themes_subject_joins_it_rather_than_wait(store, novelty):
+def test_a_burst_of_papers_into_one_theme_waits_in_part_at_a_looser_novelty_bound(store, novelty):
     # ten new papers on one theme's subject and none on the others': at 0.2, from 2 of their 10
-    # nearest papers new a paper is held back by the novelty test (a random draw gives as many with
-    # probability 0.08); but they lie around the theme's centre, a group that could never become a
-    # theme of its own (not far from it), so they plainly belong to it and none waits in the pool
+    # nearest papers new a paper is held back (a random draw gives as many with probability 0.08)
     cfg = dataclasses.replace(TopicsConfig(), emerge_novelty=novelty)
     close = around(store["rng"], store["state"].centroids[1], 10)
     result, *_ = arrive(store, close, [f"Consensus protocols for blockchains {i}." for i in range(10)], "2025-W05",
                         cfg)
     new = result.topics[180:]
     assert result.lineage == [] and set(new.tolist()) <= {1, -1}
-    assert (new == 1).mean() >= 0.9
+    if novelty == 0.05:
+        assert (new == 1).mean() >= 0.8
+    else:
+        assert 0.3 <= (new == -1).mean() <= 0.6
 
 
 def test_papers_close_to_a_theme_join_it(store):
@@ -208,16 +209,18 @@ def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neigh
 
 
 @pytest.mark.parametrize("young_weeks, refit_since", [(0, False), (13, False), (13, True)])
-def test_a_theme_born_in_an_update_takes_its_subjects_papers_after_the_window_young_or_not(store, young_weeks,
-                                                                                            refit_since):
+def test_a_theme_born_in_an_update_takes_its_subjects_papers_after_the_window_when_young_longer(store, young_weeks,
+                                                                                                refit_since):
     """Past the window a born theme is old: each week's papers on its subject lie near each other,
-    so the novelty test holds them back from it. They lie around it, in no group that could become
-    a theme of its own, so they plainly belong to it and join it rather than wait, whether the theme
-    is still young (emerge_young_weeks) or a refit came since its birth."""
+    so the novelty test holds them back from it, and they wait. Young for emerge_young_weeks, it
+    takes them, unless a refit came since its birth."""
     cfg = dataclasses.replace(TopicsConfig(), emerge_young_weeks=young_weeks, max_outlier_share=0.5)
     # five weeks later (the window of four has passed): a tight batch on the same subject
     _, second = born_then_later(store, cfg, 20, 0.3, "2025-W10", 0.2, refit_week="2025-W06" if refit_since else "")
-    assert (second.topics[-8:] == 3).all() and not second.lineage
+    if young_weeks and not refit_since:
+        assert (second.topics[-8:] == 3).all()
+    else:
+        assert (second.topics[-8:] == -1).all() and not second.lineage
 
 
 @pytest.mark.parametrize("theme_cohesion, born", [(0.99, False), (0.05, True)])
