@@ -60,11 +60,13 @@ def _report_options(folder: str) -> list:
 @_with(_report_options("<week>"))
 @click.pass_obj
 def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str, force: bool) -> None:
-    """What was published in one ISO week and which themes rose, fell, appeared or went quiet.
+    """What was published in one ISO week: what moved, what is new, the watched themes, what to read.
 
-    Writes reports/weekly/<YYYY-Www>/index.html (self-contained), report.md and figures/.
-    Rising and falling themes come from an exact test of each theme's share of the week's papers
-    against the 8 weeks before, with the false discovery rate held at 5 %.
+    Writes reports/weekly/<YYYY-Www>/index.html (self-contained), report.md and figures/, and
+    refreshes reports/weekly/feed.xml (Atom, one entry per weekly report). Each theme, area and
+    watched theme ([report.watch] in the config) is tested at three horizons (this week against the
+    8 before, 4 weeks against 12, 13 against 13) by an exact test of its share, with the false
+    discovery rate held at [report] alpha (3 %) over all the report's tests.
 
     \b
     Examples:

@@ -1,7 +1,8 @@
 """Report stage: the weekly trend report and the research landscape survey.
 
 ``reports/weekly/<YYYY-Www>/`` and ``reports/survey/<since>_<until>/`` each get ``index.html``
-(self-contained), ``report.md`` and ``figures/*.png|svg``; surveys also ``map.html``. ``stage.py``
+(self-contained), ``report.md`` and ``figures/*.png|svg``; surveys also ``map.html``; weekly
+reports also ``summary.json``, from which ``reports/weekly/feed.xml`` (Atom) is rebuilt. ``stage.py``
 decides and writes, ``load.py`` reads the other stages' outputs, the rest computes.
 """
 

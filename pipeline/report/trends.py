@@ -1,4 +1,6 @@
-"""Trend statistics: which themes rose or fell this week, judged against the trailing weeks.
+"""Trend statistics: the exact rate test and the false discovery rate (used by ``movement.py`` at
+every horizon), and this week's table of themes against the trailing weeks (counts, shares, the
+change against what the earlier share predicts; the report replaces its statuses by the movers).
 
 A theme's count is only meaningful relative to the week's volume (a busy week lifts every theme),
 so the test compares shares, not counts. Given ``k`` papers of a theme among ``n`` papers this week
