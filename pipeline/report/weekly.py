@@ -379,7 +379,8 @@ def to_markdown(r: WeeklyReport) -> str:
               f"- {len(r.movers)} moved at some horizon, {len(r.by_status('new'))} new"]
     waiting = sum(r.waiting.values())
     if waiting:
-        why = "; ".join(f"{n} {reason}" for reason, n in r.waiting.items() if n)
+        reasons = [(reason, n) for reason, n in r.waiting.items() if n]
+        why = reasons[0][0] if len(reasons) == 1 else "; ".join(f"{n} {reason}" for reason, n in reasons)
         lines.append(f"- {waiting} in no theme yet ({why}; they wait a few weeks for a new theme to form, "
                      "then join their nearest)")
     if r.categorised:
