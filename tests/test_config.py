@@ -34,6 +34,17 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ("[topics]\nemerge_novelty = 1.0\n", "topics.emerge_novelty = 1.0"),
         ("[topics]\nemerge_novelty = 0.0\n", "topics.emerge_novelty = 0.0"),
         ("[topics]\nemerge_recent = -0.1\n", "topics.emerge_recent = -0.1"),
+        # a watched theme is a name = a sentence, both text, the name holding a word to look for
+        ('[report.watch]\n"MoE serving" = 3\n', "report.watch"),
+        ('[report.watch]\n"MoE serving" = ""\n', "report.watch"),
+        ('[report]\nwatch = "MoE serving"\n', "report.watch"),
+        ('[report]\nwatch = "ab"\n', "report.watch"),
+        ('[report.watch]\n"++" = "a sentence"\n', "holds no word"),
+        ('[report.watch]\n"MoE serving" = "a"\n"moe Serving" = "b"\n', "'MoE serving' and 'moe Serving' are the same"),
+        ("[report]\nwatch_z = -1\n", "report.watch_z = -1"),
+        ("[report]\nwatch_z = nan\n", "report.watch_z = nan"),
+        ("[report]\nwatch_z = 2.0\nwatch_z_words = 2.5\n", "report.watch_z_words = 2.5"),
+        ('[report]\npublish_url = "javascript:alert(1)"\n', "report.publish_url"),
     ],
 )
 def test_bad_config_is_rejected(tmp_path, text, message):

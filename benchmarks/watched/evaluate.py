@@ -57,7 +57,7 @@ def main() -> None:
         tp = fp = fn = 0
         for name, key in KEYS.items():
             truth = labels[key].to_numpy()[mask] == 1
-            pred = found[name].to_numpy()[rows][mask]
+            pred = found.on[name].to_numpy()[rows][mask]
             a, b, c = int((pred & truth).sum()), int((pred & ~truth).sum()), int((~pred & truth).sum())
             tp, fp, fn = tp + a, fp + b, fn + c
             p, r = a / max(a + b, 1), a / max(a + c, 1)

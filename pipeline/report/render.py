@@ -96,3 +96,14 @@ def md_escape(text: str) -> str:
     """Text from the data made safe inside Markdown tables and links."""
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("[", "\\[").replace("]", "\\]").replace(
         "<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+
+
+def md_paper_links(rows: pd.DataFrame, most: int) -> list[str]:
+    """The first ``most`` papers of ``rows`` as an indented Markdown list, linked where they have a URL."""
+    from pipeline.schemas import Papers
+
+    out = []
+    for p in rows.head(most).itertuples():
+        title, url = md_escape(getattr(p, Papers.title)), getattr(p, Papers.url)
+        out.append(f"  - [{title}]({url})" if isinstance(url, str) and url else f"  - {title}")
+    return out

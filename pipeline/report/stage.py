@@ -61,7 +61,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``; skipped
     when the same report of the same tables is already written, unless ``force``."""
-    from pipeline.report.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, STATUS_TEXT, build_week, opening, to_markdown
+    from pipeline.report.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, build_week, opening, to_markdown
 
     start = time.perf_counter()
     require_tables(cfg.paths)
@@ -91,7 +91,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         links = papers[[Papers.title, Papers.url]].rename(columns={Papers.title: "title", Papers.url: "url"}).fillna("")
         by_theme = {int(t): rows for t, rows in links.groupby(papers["topic"], sort=False)}
         html = render(
-            "weekly.html.j2", r=report, figures=figures, color=plots.theme_color, status_text=STATUS_TEXT,
+            "weekly.html.j2", r=report, figures=figures, color=plots.theme_color,
             opening=opening(report), phrases=PHRASES, read=READ, most_movers=MOST_MOVERS,
             papers_of=lambda t: by_theme.get(int(t), links.iloc[:0]),
             unassigned=papers[papers["topic"] == -1],
@@ -99,12 +99,11 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         )
         write_text(folder / "index.html", html)
         write_text(folder / "report.md", to_markdown(report))
-        quiet = set(zip(report.quiet["level"], report.quiet["unit"]))
         write_text(folder / feed.SUMMARY, json.dumps(feed.summary(
             data.week_label(monday),
             opening(report) if not report.empty else [f"No papers were published in {report.week}."],
-            [report.move_text(r) + ("" if (r.level, r.unit) in quiet else f" {PHRASES[r.horizon]}")
-             for r in report.movers.itertuples()],
+            [f"{report.move_text(r)} {PHRASES[r.horizon]}" for r in report.moved.itertuples()]
+            + [report.move_text(r) for r in report.quiet.itertuples()],  # a silence says its horizon itself
             [f"{w['name']}: {w['count']} paper{'s' if w['count'] != 1 else ''} this week" for w in report.watched],
             level)))
     # the feed lists every weekly report written so far (written after the report's folder is in place)

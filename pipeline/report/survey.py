@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from pipeline.report import mapplot, plots
 from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, week_label, weekly_topic_counts
 from pipeline.report.render import md_escape as esc
+from pipeline.report.render import md_paper_links
 from pipeline.report.trends import TrendConfig
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
@@ -326,10 +327,7 @@ def to_markdown(s, titles: pd.DataFrame) -> str:  # noqa: ANN001
         for w in s.watched:
             moved = [f"{m.horizon} {m.estimate:.1f}×" + (" (moved)" if m.mover else "") for m in w["moves"].itertuples()]
             lines.append(f"- **{esc(w['name'])}**: {w['count']} papers" + (f"; {', '.join(moved)}" if moved else ""))
-            for p in w["papers"].head(5).itertuples():
-                url = getattr(p, Papers.url)
-                title = esc(getattr(p, Papers.title))
-                lines.append(f"  - [{title}]({url})" if isinstance(url, str) and url else f"  - {title}")
+            lines += md_paper_links(w["papers"], 5)
     lines += ["", "## Representative papers", ""]
     for _, row in s.themes[s.themes["size_in_period"] > 0].iterrows():
         lines.append(f"**{esc(row['label'])}**")

@@ -41,10 +41,6 @@ class Matches:
     def names(self) -> list[str]:
         return list(self.on.columns)
 
-    def take(self, rows: np.ndarray) -> Matches:
-        """The rows ``rows`` (a boolean mask or positions) of both tables."""
-        return Matches(self.on[rows], self.z[rows])
-
 
 def stems(text: str) -> list[str]:
     """The content words of ``text``, each cut to a stem that also finds its other forms

@@ -24,7 +24,7 @@ from pipeline.report.data import (
     week_label,
     weekly_topic_counts,
 )
-from pipeline.report.movement import horizons, movement, movers, needed
+from pipeline.report.movement import horizons, movement, movers, needed, weeks_of
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
@@ -278,8 +278,6 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
 def _would_take(report: WeeklyReport, counts: pd.DataFrame, tests: int) -> list[str]:
     """What a theme of the median share would have needed to count as rising, this week and over 4
     weeks, when it were the only mover among the report's ``tests`` tests."""
-    from pipeline.report.movement import weeks_of
-
     units = counts.drop(columns=[-1], errors="ignore")
     volume = units.sum(axis=1)  # the themes' shares are of the papers placed in a theme
     out = []
@@ -318,7 +316,7 @@ def opening(r: WeeklyReport) -> list[str]:
            if usual else f"{papers}; no earlier week holds papers to compare with."]
     if len(r.moved):
         parts = []
-        for h in [*horizons(r.cfg)]:
+        for h in horizons(r.cfg):
             rows = r.moved[r.moved["horizon"] == h.name]
             if len(rows):
                 parts.append(f"{h.phrase}: " + _names([r.move_text(row) for row in rows.itertuples()], 4))
@@ -354,20 +352,11 @@ def group_rows(trend: pd.DataFrame, areas: dict[int, tuple[int, str]]) -> list[t
     return [(area, int(total), rows[rows["area"] == area]) for area, total in totals.items()]
 
 
-def _md_papers(rows: pd.DataFrame, most: int) -> list[str]:
-    from pipeline.report.render import md_escape as esc
-
-    out = []
-    for p in rows.head(most).itertuples():
-        title, url = esc(getattr(p, Papers.title)), getattr(p, Papers.url)
-        out.append(f"  - [{title}]({url})" if isinstance(url, str) and url else f"  - {title}")
-    return out
-
-
 def to_markdown(r: WeeklyReport) -> str:
     """The report as a digest to paste into an e-mail or a chat: the opening paragraph, what moved
     with what to read, what is new, the watched themes, the week's themes in a table."""
     from pipeline.report.render import md_escape as esc
+    from pipeline.report.render import md_paper_links
 
     lines = [f"# Research trends, {r.week}" + (": areas" if r.level == "area" else ""), "",
              f"{r.monday:%a %d %b %Y} – {r.sunday:%a %d %b %Y} (ISO week, UTC)", ""]
@@ -395,7 +384,7 @@ def to_markdown(r: WeeklyReport) -> str:
         for row in r.moved.head(MOST_MOVERS).itertuples():
             lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {row.k} papers, "
                          f"{row.expected:.1f} expected (q = {row.q_value:.2g})")
-            lines += _md_papers(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
+            lines += md_paper_links(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
         rest = r.moved.iloc[MOST_MOVERS:]
         if len(rest):
             lines.append(f"- {len(rest)} more, weaker: " + "; ".join(
@@ -405,18 +394,18 @@ def to_markdown(r: WeeklyReport) -> str:
         lines += ["## Went quiet", ""]
         for row in r.quiet.itertuples():
             lines += [f"- {esc(r.move_text(row))} (q = {row.q_value:.2g})"]
-            lines += _md_papers(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
+            lines += md_paper_links(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
         lines.append("")
     if r.born or r.forming:
         lines += ["## New this week", ""]
         for t, b in r.born.items():
             grew = f"; it grew out of {esc(b['parent_label'])}" if b["parent_label"] else ""
             lines += [f"- **New: {esc(r.labels[t])}**, born this week among papers no earlier theme explained{grew}; "
-                      f"{len(b['papers'])} papers. {esc(r.descriptions.get(t, ''))}"] + _md_papers(b["papers"], READ)
+                      f"{len(b['papers'])} papers. {esc(r.descriptions.get(t, ''))}"] + md_paper_links(b["papers"], READ)
         for g in r.forming:
             near = f", nearest theme {esc(g['near'])}" if g["near"] else ""
             lines += [f"- _Forming, not yet a theme:_ {esc(g['label'])} ({len(g['papers'])} papers{near})"]
-            lines += _md_papers(g["papers"], READ)
+            lines += md_paper_links(g["papers"], READ)
         lines.append("")
     if r.watched:
         lines += ["## Watched", ""]
@@ -424,7 +413,7 @@ def to_markdown(r: WeeklyReport) -> str:
             moved = [f"{PHRASES[m.horizon]} {m.estimate:.1f}×" + (" (moved)" if m.mover else "")
                      for m in w["moves"].itertuples()]
             lines += [f"- **{esc(w['name'])}**: {w['count']} paper{'s' if w['count'] != 1 else ''} this week"
-                      + (f"; {', '.join(moved)}" if moved else "")] + _md_papers(w["papers"], READ)
+                      + (f"; {', '.join(moved)}" if moved else "")] + md_paper_links(w["papers"], READ)
         lines.append("")
     lines += [f"## {r.level.capitalize()}s this week", "", f"| # | {r.level} | papers | share | weekly mean before | status |",
               "|---:|---|---:|---:|---:|---|"]

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from pipeline import clean, config, ingest, report, topics
-from pipeline.config import ConfigError
 from pipeline.report.watched import match, phrase_pattern, stems
 
 WATCH = '[report.watch]\n"MoE serving" = "serving mixture-of-experts models for inference"\n' \
@@ -21,25 +20,6 @@ def test_watched_themes_are_read_from_the_config_in_the_order_written(tmp_path):
     assert cfg.report.watch == (("MoE serving", "serving mixture-of-experts models for inference"),
                                 ("Edge offloading", "offloading computation from devices to edge servers"))
     assert config.load(tmp_path).report.watch == ()
-
-
-@pytest.mark.parametrize("text, error", [
-    ('[report.watch]\n"MoE serving" = 3\n', "report.watch"),
-    ('[report.watch]\n"MoE serving" = ""\n', "report.watch"),
-    ('[report]\nwatch = "MoE serving"\n', "report.watch"),
-    ('[report]\nwatch = "ab"\n', "report.watch"),
-    ('[report.watch]\n"++" = "a sentence"\n', "holds no word"),
-    ('[report.watch]\n"MoE serving" = "a"\n"moe Serving" = "b"\n', "'MoE serving' and 'moe Serving' are the same"),
-    ('[report]\nwatch_z = -1\n', "report.watch_z = -1"),
-    ('[report]\nwatch_z = nan\n', "report.watch_z = nan"),
-    ('[report]\nwatch_z = 2.0\nwatch_z_words = 2.5\n', "report.watch_z_words = 2.5"),
-    ('[report]\npublish_url = "javascript:alert(1)"\n', "report.publish_url"),
-])
-def test_a_watched_theme_that_is_not_a_name_and_a_sentence_is_refused_naming_the_option(tmp_path, text, error):
-    path = tmp_path / "watch.toml"
-    path.write_text(text)
-    with pytest.raises(ConfigError, match=error):
-        config.load(tmp_path, path)
 
 
 def test_the_name_is_found_as_written_and_sentence_words_by_their_stems():
