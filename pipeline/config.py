@@ -130,17 +130,9 @@ class TopicsConfig:
     # installed and sees a CUDA device, else umap-learn and hdbscan), "cpu", "cuda" (cuML, or an error)
     clustering_device: str = "auto"
     graph_neighbors: int = 15  # leiden: each paper's nearest neighbours in the graph
-    graph_layout: bool = True  # leiden: the graph also joins each paper to its nearest neighbours in UMAP's layout
-    # leiden: UMAP layouts (each of its own seed) whose neighbour graphs are averaged into the graph;
-    # one layout's randomness was most of what two seeds disagreed on (benchmarks/stability.py)
-    graph_layouts: int = 3
-    # leiden: a theme whose papers come apart into better-named parts is split (higher label support,
-    # less agreement between seeds on papers it was not tuned on; README, Themes and labels)
-    split_themes: bool = False
     resolution: float = 6.0  # leiden: higher, finer themes
-    consensus_runs: int = 10  # leiden: partitions whose agreement weighs the graph (1: a single run)
     n_neighbors: int | None = None  # UMAP
-    n_components: int = 10  # UMAP (10 gave more stable themes and better labels than 5 when tuned)
+    n_components: int = 10  # UMAP: dimensions of the layout
     bertopic_min_papers: int = 1000  # smaller corpora: the same steps without BERTopic (no model saved)
     fit_sample_size: int = 50_000  # larger corpora: themes fitted on a sample this big, the rest placed (0: never)
     cluster: str = ""  # a Dask scheduler (tcp://host:8786) whose workers embed and place papers; "": here
@@ -148,8 +140,6 @@ class TopicsConfig:
     min_samples: int | None = None  # HDBSCAN
     max_theme_share: float = 0.05  # larger themes are cut (Leiden: again on their subgraph; HDBSCAN: along its tree)
     min_label_support: float = 0.10  # a theme whose label fits fewer of its papers is merged away
-    consolidation_rounds: int = 5  # rounds of merging themes that cannot be named apart (0: none)
-    dissolve_unnamed: bool = True  # such a theme with no neighbour to merge into dissolves (else it stays)
     max_outlier_share: float = 0.05  # at most this share of papers stays unassigned (topic -1)
     min_similarity: float = 0.3  # an outlier joins its nearest theme if at least this similar
     ngram_max: int = 2  # vectorizer n-grams (1..ngram_max)
@@ -160,37 +150,13 @@ class TopicsConfig:
     n_representatives: int = 3
     align_threshold: float = 0.55  # --refit: similarity needed for a new theme to keep an old id
     refit_every_weeks: int = 13  # automatic refit once the themes are this many weeks old (0: never)
-    refit_unexplained: float = 0.0  # automatic refit when this share of all papers waits in the pool (0: off)
-    refit_oversize: bool = False  # automatic refit when an update takes a theme past max_theme_share of all papers
-    refit_keeps_placed: bool = True  # a refit keeps every theme that holds papers; placed papers move only into new or split themes, and only where the part that leaves lies apart from the rest of its theme
+    # a refit keeps every theme that holds papers; placed papers move only into new or split themes,
+    # and only where the part that leaves lies apart from the rest of its theme (false: a cold fit
+    # aligned to the old themes, where any paper may move)
+    refit_keeps_placed: bool = True
     emerge: bool = True  # weekly updates find new themes among papers no theme explains (topics/emerge.py)
     emerge_window: int = 4  # weeks such papers wait in the pool
     emerge_min_size: int = 10  # papers a pool group needs to become a theme
-    emerge_quantile: float = 0.05  # explained: as close to a theme as this share of its own members
-    # a young theme (born within the window) takes a paper it explains whose nearest members are its
-    # (topics/emerge.py, nearer_young), and one whose nearest theme it is when at least half of its 10
-    # nearest placed papers are that theme's (joins_young)
-    emerge_join_young: bool = True
-    # weeks after its birth a theme born in a weekly update takes papers as a young theme does, until
-    # a refit (at least the window; 0: the window; 13, the automatic refit's period): its subject
-    # keeps arriving, and once it is old the novelty test holds each week's papers of it back from
-    # it (they lie near each other), so they wait in the pool
-    emerge_young_weeks: int = 13
-    # a new paper whose 10 nearest papers are more often unplaced (new, or waiting in the pool) than a
-    # random draw from the store gives with at most this probability joins no old theme: it belongs to
-    # something arriving now, and waits in the pool unless a young theme explains it (topics/emerge.py, novel)
-    emerge_novelty: float = 0.2
-    # a theme born in a weekly update also takes the papers earlier weekly updates placed (their week
-    # within the pool's window and after the fit) when it is their nearest theme and explains them
-    # as well as its least typical paper; they move (off keeps every placed paper where it is). It
-    # can empty a young theme; a state saved before fitted_week existed has no such papers
-    emerge_adopt_placed: bool = False
-    emerge_density: float = 0.1  # a new theme is at least as dense as this share of the themes (quantile of cohesion)
-    # a pool group becomes a theme only when its papers' 10 nearest papers arrived within the window
-    # far more often than chance: for most of its papers, this share of the way from the store's share
-    # of recent papers to all of them (papers placed before all around it: a subject the themes already
-    # held); 0: off
-    emerge_recent: float = 0.5
 
     def __post_init__(self) -> None:
         if self.clustering not in CLUSTERINGS:
@@ -199,18 +165,8 @@ class TopicsConfig:
             raise ConfigError(f"topics.clustering_device = {self.clustering_device!r}: use one of {', '.join(DEVICES)}")
         if not self.resolution > 0:
             raise ConfigError(f"topics.resolution = {self.resolution}: must be above 0")
-        if self.consensus_runs < 1:
-            raise ConfigError(f"topics.consensus_runs = {self.consensus_runs}: must be at least 1")
-        if self.graph_layouts < 1:
-            raise ConfigError(f"topics.graph_layouts = {self.graph_layouts}: must be at least 1")
         if self.graph_neighbors < 2:
             raise ConfigError(f"topics.graph_neighbors = {self.graph_neighbors}: must be at least 2")
-        if not 0.0 < self.emerge_novelty < 1.0:
-            raise ConfigError(f"topics.emerge_novelty = {self.emerge_novelty}: must be between 0 and 1 (exclusive)")
-        if self.emerge_young_weeks < 0:
-            raise ConfigError(f"topics.emerge_young_weeks = {self.emerge_young_weeks}: must be at least 0")
-        if not 0.0 <= self.emerge_recent <= 1.0:
-            raise ConfigError(f"topics.emerge_recent = {self.emerge_recent}: must be between 0 and 1")
 
 
 @dataclass(frozen=True)
@@ -318,9 +274,28 @@ def _coerce(cls: type, name: str, value: Any) -> Any:
     return value
 
 
+# settings that measurement rejected, or that became constants of the code: a config that still
+# sets one is told where the decision is written down
+REMOVED = {
+    "TopicsConfig": {
+        "split_themes": "split-themes.md", "refit_oversize": "refit-oversize.md",
+        "refit_unexplained": "refit-unexplained.md", "emerge_adopt_placed": "emerge-adopt-placed.md",
+        "dissolve_unnamed": "dissolve-unnamed.md",
+        **dict.fromkeys(("graph_layout", "graph_layouts", "consensus_runs", "consolidation_rounds", "emerge_quantile",
+                         "emerge_join_young", "emerge_density", "emerge_recent", "emerge_novelty",
+                         "emerge_young_weeks"), "fixed-detection-constants.md"),
+    },
+}
+
+
 def section(cls: type, values: dict[str, Any], *, base: Any = None) -> Any:
     """Build (or update ``base`` of) a config section from a mapping, rejecting unknown keys."""
     names = {f.name for f in dataclasses.fields(cls)}
+    removed = REMOVED.get(cls.__name__, {})
+    for key in sorted(set(values) & set(removed)):
+        prefix = cls.__name__.removesuffix("Config").lower()
+        raise ConfigError(f"{prefix}.{key} was removed: docs/decisions/{removed[key]} says why; delete it from "
+                          "your configuration")
     unknown = set(values) - names
     if unknown:
         raise ConfigError(f"unknown {cls.__name__} option(s): {', '.join(sorted(unknown))}")

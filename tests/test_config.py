@@ -31,9 +31,11 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ("[clean]\nmin_abstract_chars = 'ten'\n", "must be an integer"),
         ("[ingest]\nstrict = 'yes'\n", "must be true or false"),
         ("[clean\n", "invalid TOML"),
-        ("[topics]\nemerge_novelty = 1.0\n", "topics.emerge_novelty = 1.0"),
-        ("[topics]\nemerge_novelty = 0.0\n", "topics.emerge_novelty = 0.0"),
-        ("[topics]\nemerge_recent = -0.1\n", "topics.emerge_recent = -0.1"),
+        ("[topics]\ngraph_neighbors = 1\n", "topics.graph_neighbors = 1"),
+        ("[topics]\nresolution = 0\n", "topics.resolution = 0"),
+        # settings measurement rejected, or made constants, are named with the note that says why
+        ("[topics]\nsplit_themes = true\n", "topics.split_themes was removed: docs/decisions/split-themes.md"),
+        ("[topics]\nemerge_novelty = 0.1\n", "topics.emerge_novelty was removed: docs/decisions/fixed-detection"),
         # a watched theme is a name = a sentence, both text, the name holding a word to look for
         ('[report.watch]\n"MoE serving" = 3\n', "report.watch"),
         ('[report.watch]\n"MoE serving" = ""\n', "report.watch"),

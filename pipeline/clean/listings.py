@@ -11,7 +11,7 @@ import pandas as pd
 from pipeline import dates
 from pipeline.clean.accounting import check_accounting
 from pipeline.clean.fields import clean_fields
-from pipeline.clean.merge import _parse_ids, assign_paper_ids, merge_papers
+from pipeline.clean.merge import parse_ids, assign_paper_ids, merge_papers
 from pipeline.clean.quarantine import quarantine_reasons
 from pipeline.config import CleanConfig
 from pipeline.schemas import Duplicates, Papers, Quarantine, empty
@@ -36,7 +36,7 @@ class CleanResult:
 def clean_listings(listings: pd.DataFrame, cfg: CleanConfig) -> CleanResult:
     """Clean, identify, quarantine and merge raw records; checks that nothing was lost."""
     df = clean_fields(listings).reset_index(drop=True)
-    base, version = _parse_ids(df[L.arxiv_id].astype(object).where(df[L.arxiv_id].notna(), None))
+    base, version = parse_ids(df[L.arxiv_id].astype(object).where(df[L.arxiv_id].notna(), None))
     published = dates.parse_series(df[L.published])
     announced = dates.parse_series(df[L.announced])
     updated = dates.parse_series(df[L.updated])

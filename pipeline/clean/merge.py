@@ -13,7 +13,7 @@ from pipeline.schemas import Listings as L
 from pipeline.schemas import Papers as P
 
 
-def _parse_ids(arxiv_ids: pd.Series) -> tuple[pd.Series, pd.Series]:
+def parse_ids(arxiv_ids: pd.Series) -> tuple[pd.Series, pd.Series]:
     parsed = {v: ids.parse_arxiv_id(v) for v in pd.unique(arxiv_ids.dropna())}
     base = arxiv_ids.map(lambda v: parsed[v][0] if v is not None and parsed.get(v) else None)
     version = arxiv_ids.map(lambda v: parsed[v][1] if v is not None and parsed.get(v) else None)

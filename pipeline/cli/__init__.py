@@ -1,8 +1,9 @@
 """``paper-trends`` command line: one command per stage, and ``run`` for all of them in order.
 
-A thin shell over the stage modules: it builds the config, calls ``run``, prints the summary line,
-and turns every failure into one line on stderr and a non-zero exit. Stage modules (and with them
-pandas and pyarrow) are imported only when a command runs, so ``--help`` is instant.
+A thin shell over the stage modules: it builds the config, calls the stage's ``run``, prints the
+summary line, and turns every failure into one line on stderr and a non-zero exit
+(``common.guard``). Each command imports the stage it runs inside its body (and with it pandas and
+pyarrow), so ``--help`` is instant. ``reports.py`` holds ``evaluate`` and ``report``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from pathlib import Path
 import click
 
 from pipeline import __version__
-from pipeline.config import FORMAT_NAMES, Config, ConfigError, load
-
-log = logging.getLogger("pipeline")
-
-STAGES = ("ingest", "clean", "topics", "report")
+from pipeline.cli import reports
+from pipeline.cli.common import Obj, guard, log, run_stage, with_options
+from pipeline.config import FORMAT_NAMES, Config
 
 
 def _default_root() -> Path:
@@ -37,52 +36,6 @@ def _configure_logging(verbose: bool) -> None:
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s" if verbose else "%(message)s"))
     handler._paper_trends = True  # type: ignore[attr-defined]
     logger.addHandler(handler)
-
-
-class _Obj:
-    def __init__(self, root: Path, config_file: Path | None, verbose: bool):
-        self.root = root
-        self.config_file = config_file
-        self.verbose = verbose
-
-    def config(self, **overrides: dict) -> Config:
-        return load(self.root, self.config_file, overrides)
-
-
-def _fail(message: str) -> None:
-    click.echo(f"paper-trends: error: {message}", err=True)
-    sys.exit(1)
-
-
-def _run_stage(obj: _Obj, stage: str, cfg: Config, force: bool, **options) -> None:  # noqa: ANN003
-    import importlib
-
-    module = importlib.import_module(f"pipeline.{stage}")
-    result = module.run(cfg, force=force, **options)
-    log.info(result.summary())
-
-
-def _guard(obj: _Obj, fn, *args) -> None:  # noqa: ANN001
-    """Run ``fn`` holding the root's lock (one writer per root); known and unknown failures alike
-    become one line and exit status 1."""
-    from pipeline.stage import root_lock
-
-    try:
-        context = click.get_current_context(silent=True)
-        with root_lock(obj.root, context.command_path if context else "paper-trends"):
-            fn(*args)
-    except click.ClickException:
-        raise
-    except ConfigError as exc:
-        _fail(f"config: {exc}")
-    except KeyboardInterrupt:
-        _fail("interrupted; outputs are written atomically, so nothing half-written was left")
-    except Exception as exc:  # noqa: BLE001 - the CLI's job is to make every failure one clear line
-        if obj.verbose:
-            raise
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        known = type(exc).__module__.startswith("pipeline")
-        _fail(message if known else f"{type(exc).__name__}: {message} (--verbose shows the traceback)")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -120,7 +73,7 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
 
     _configure_logging(verbose)
     set_progress(not quiet)
-    ctx.obj = _Obj((root or _default_root()).resolve(), config_file, verbose)
+    ctx.obj = Obj((root or _default_root()).resolve(), config_file, verbose)
 
 
 def _columns(value: str | None) -> dict[str, str] | None:
@@ -160,21 +113,12 @@ _ingest_options = [
 ]
 
 
-def _with(options):  # noqa: ANN001
-    def decorate(fn):  # noqa: ANN001
-        for option in reversed(options):
-            fn = option(fn)
-        return fn
-
-    return decorate
-
-
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@_with(_ingest_options)
+@with_options(_ingest_options)
 @click.option("--force", is_flag=True, help="Re-run even if inputs, config and code are unchanged.")
 @click.pass_obj
-def ingest(obj: _Obj, paths, fmt, columns, category, since, until, strict, force) -> None:  # noqa: ANN001
+def ingest(obj: Obj, paths, fmt, columns, category, since, until, strict, force) -> None:  # noqa: ANN001
     """Read listing files and folders [default: data/raw/] into data/interim/listings.parquet.
 
     Each file's format is detected (or given with --format): arXiv API Atom XML, an API response
@@ -190,13 +134,15 @@ def ingest(obj: _Obj, paths, fmt, columns, category, since, until, strict, force
       paper-trends ingest papers.csv --columns title=Title,abstract=Abstract,published=Date
     """
     def go() -> None:
+        from pipeline.ingest import run as ingest_run
+
         cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict))
-        _run_stage(obj, "ingest", cfg, force)
+        run_stage(ingest_run, cfg, force)
 
-    _guard(obj, go)
+    guard(obj, go)
 
 
-def _fetch(obj: _Obj, cfg: Config, categories, since, until, feed: bool) -> None:  # noqa: ANN001
+def _fetch(obj: Obj, cfg: Config, categories, since, until, feed: bool) -> None:  # noqa: ANN001
     from pipeline.fetch import run as fetch_run
 
     log.info(fetch_run(cfg, categories=list(categories), since=since.date() if since else None,
@@ -226,7 +172,7 @@ def _check_categories(ctx: click.Context, param: click.Parameter, values: tuple[
               help="Also store the category's daily Atom feed (rss.arxiv.org): the latest day's "
                    "announcements, before the API lists them.")
 @click.pass_obj
-def fetch(obj: _Obj, categories, since, until, feed) -> None:  # noqa: ANN001
+def fetch(obj: Obj, categories, since, until, feed) -> None:  # noqa: ANN001
     """Download new arXiv listings into data/raw/ (the ingest stage then reads them).
 
     Asks the arXiv API (export.arxiv.org/api/query) for every paper of each category submitted in
@@ -241,13 +187,13 @@ def fetch(obj: _Obj, categories, since, until, feed) -> None:  # noqa: ANN001
       paper-trends fetch --category cs.DC --category cs.NI --since 2026-06-01 --until 2026-06-30
       paper-trends fetch --category cs.DC --feed
     """
-    _guard(obj, lambda: _fetch(obj, obj.config(), categories, since, until, feed))
+    guard(obj, lambda: _fetch(obj, obj.config(), categories, since, until, feed))
 
 
 @cli.command()
 @click.option("--force", is_flag=True, help="Re-run even if inputs, config and code are unchanged.")
 @click.pass_obj
-def clean(obj: _Obj, force: bool) -> None:
+def clean(obj: Obj, force: bool) -> None:
     """Clean and deduplicate listings into data/processed/papers.parquet.
 
     Repairs mojibake, LaTeX and HTML entities, merges the same paper from several files, formats and
@@ -258,7 +204,12 @@ def clean(obj: _Obj, force: bool) -> None:
     Example:
       paper-trends clean
     """
-    _guard(obj, lambda: _run_stage(obj, "clean", obj.config(), force))
+    def go() -> None:
+        from pipeline.clean import run as clean_run
+
+        run_stage(clean_run, obj.config(), force)
+
+    guard(obj, go)
 
 
 @cli.command()
@@ -268,7 +219,7 @@ def clean(obj: _Obj, force: bool) -> None:
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Embed and place papers on the workers of this Dask scheduler (tcp://host:8786) [default: config].")
 @click.pass_obj
-def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str | None) -> None:
+def topics(obj: Obj, refit: bool, seed: int | None, force: bool, cluster: str | None) -> None:
     """Cluster papers into themes with BERTopic, group them into areas, and name both
     (data/processed/doc_topics.parquet, topic_info.parquet, topic_tree.parquet).
 
@@ -279,8 +230,8 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str |
     joins the theme that explains it (as close to it as that theme's own papers are); the others wait
     in a pool of recent weeks, where a dense group far from every theme, among recent papers rather
     than the fit's, is born as a new theme (next free id, lineage row "new" or "split"). --refit,
-    and the automatic refit every 13 weeks (refit_every_weeks; refit_oversize = true also refits
-    when an update takes a theme past 5 % of the papers), cluster everything again and match
+    and the automatic refit every 13 weeks (refit_every_weeks) or when the embedding model changed,
+    cluster everything again and match
     the new themes to the old ones: every theme that holds papers keeps its id and label, and a placed
     paper moves only into a theme that is new or split off its own, where the papers that go there
     lie apart from the rest of their theme (a mere re-cut moves nobody; refit_keeps_placed = false lets
@@ -296,12 +247,18 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str |
     """
     settings = {"seed": seed, "cluster": cluster}
     overrides = {"topics": {k: v for k, v in settings.items() if v is not None}}
-    _guard(obj, lambda: _run_stage(obj, "topics", obj.config(**overrides), force, refit=refit))
+
+    def go() -> None:
+        from pipeline.topics import run as topics_run
+
+        run_stage(topics_run, obj.config(**overrides), force, refit=refit)
+
+    guard(obj, go)
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@_with(_ingest_options)
+@with_options(_ingest_options)
 @click.option("--fetch", "fetch_categories", multiple=True, metavar="CAT", callback=_check_categories,
               help="First fetch new arXiv papers of CAT (repeatable) into data/raw/, as `fetch --category CAT`.")
 @click.option("--feed", is_flag=True, help="With --fetch: also store each category's daily feed.")
@@ -309,7 +266,7 @@ def topics(obj: _Obj, refit: bool, seed: int | None, force: bool, cluster: str |
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Embed and place papers on the workers of this Dask scheduler [default: config].")
 @click.pass_obj
-def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, fetch_categories, feed, force, cluster) -> None:  # noqa: ANN001
+def run(obj: Obj, paths, fmt, columns, category, since, until, strict, fetch_categories, feed, force, cluster) -> None:  # noqa: ANN001
     """Run every stage in order: ingest, clean, topics, then the weekly report of the latest complete
     ISO week. Stages whose inputs did not change are skipped. With --fetch, new arXiv papers of the
     categories named are fetched first (the weekly cron job).
@@ -326,18 +283,24 @@ def run(obj: _Obj, paths, fmt, columns, category, since, until, strict, fetch_ca
         raise click.UsageError("--feed goes with --fetch CAT")
 
     def go() -> None:
+        from pipeline.clean import run as clean_run
+        from pipeline.ingest import run as ingest_run
+        from pipeline.report import run as report_run
+        from pipeline.topics import run as topics_run
+
         cfg = obj.config(ingest=_ingest_overrides(paths, fmt, columns, category, since, until, strict),
                          topics={"cluster": cluster} if cluster is not None else {})
         if fetch_categories:
             _fetch(obj, cfg, fetch_categories, None, None, feed)
-        for stage in STAGES:
-            _run_stage(obj, stage, cfg, force)
+        for stage_run in (ingest_run, clean_run, topics_run, report_run):
+            run_stage(stage_run, cfg, force)
 
-    _guard(obj, go)
+    guard(obj, go)
 
 
 def main() -> None:
     cli(prog_name="paper-trends")
 
 
-from pipeline.cli import reports  # noqa: E402, F401 - registers evaluate and report
+cli.add_command(reports.evaluate)
+cli.add_command(reports.report)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from pipeline.cli import _guard, _Obj, _with, cli, log
+from pipeline.cli.common import Obj, guard, log, with_options
 
 
-@cli.command()
+@click.command()
 @click.option("--no-stability", is_flag=True, help="Skip the two refits that measure stability across seeds.")
 @click.pass_obj
-def evaluate(obj: _Obj, no_stability: bool) -> None:
+def evaluate(obj: Obj, no_stability: bool) -> None:
     """Score the current themes; prints and writes reports/evaluation/metrics.json.
 
     Reports the number of themes and areas, the unassigned share, the largest theme's share, NPMI of
@@ -34,10 +34,10 @@ def evaluate(obj: _Obj, no_stability: bool) -> None:
         for key, value in result.items():
             click.echo(f"{key:<{width}}  {value}")
 
-    _guard(obj, go)
+    guard(obj, go)
 
 
-@cli.group()
+@click.group()
 def report() -> None:
     """Write the weekly trend report or the landscape survey (HTML, Markdown, PNG and SVG figures)."""
 
@@ -57,9 +57,9 @@ def _report_options(folder: str) -> list:
 @report.command("weekly")
 @click.option("--week", default=None, metavar="YYYY-Www",
               help="ISO week, e.g. 2026-W23 [default: the latest week that has ended and has papers].")
-@_with(_report_options("<week>"))
+@with_options(_report_options("<week>"))
 @click.pass_obj
-def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str, force: bool) -> None:
+def report_weekly(obj: Obj, week: str | None, primary_only: bool, level: str, force: bool) -> None:
     """What was published in one ISO week: what moved, what is new, the watched themes, what to read.
 
     Writes reports/weekly/<YYYY-Www>/index.html (self-contained), report.md and figures/, and
@@ -79,15 +79,15 @@ def report_weekly(obj: _Obj, week: str | None, primary_only: bool, level: str, f
 
         log.info(write_weekly(obj.config(), week, primary_only=primary_only, level=level, force=force).summary())
 
-    _guard(obj, go)
+    guard(obj, go)
 
 
 @report.command("survey")
 @click.option("--since", default=None, metavar="YYYY-MM-DD", help="First day [default: the first paper's].")
 @click.option("--until", default=None, metavar="YYYY-MM-DD", help="Last day [default: the last paper's].")
-@_with(_report_options("<since>_<until>"))
+@with_options(_report_options("<since>_<until>"))
 @click.pass_obj
-def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only: bool, level: str, force: bool) -> None:
+def report_survey(obj: Obj, since: str | None, until: str | None, primary_only: bool, level: str, force: bool) -> None:
     """The research landscape over a period: a map of the themes, sizes, relations, weekly movement.
 
     Writes reports/survey/<since>_<until>/index.html, report.md, figures/ and map.html (the
@@ -104,4 +104,4 @@ def report_survey(obj: _Obj, since: str | None, until: str | None, primary_only:
 
         log.info(write_survey(obj.config(), since, until, primary_only=primary_only, level=level, force=force).summary())
 
-    _guard(obj, go)
+    guard(obj, go)

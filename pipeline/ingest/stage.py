@@ -20,7 +20,7 @@ from pipeline.ingest.formats import FORMATS, IngestError, detect_format
 from pipeline.ingest.records import STREAM_ERRORS, ReadContext, SourceError, record, stream_error_message
 from pipeline.io import write_batches
 from pipeline.io.inputs import InputError, Opened, open_input, read_head
-from pipeline.io.inputs import list_inputs as _list_inputs
+from pipeline.io import inputs as io_inputs
 from pipeline.schemas import Listings
 from pipeline.stage import StageResult, Step, Timer, code_version, fingerprint, progress
 
@@ -30,7 +30,7 @@ log = logging.getLogger("pipeline.ingest")  # the stage's one logger, whichever 
 def list_inputs(inputs: list[Path], warn: Callable[[Path, str], None] | None = None) -> list[Path]:
     """The files to read (``io.inputs.list_inputs``); IngestError when an input named does not exist."""
     try:
-        return _list_inputs(inputs, warn or (lambda path, why: log.warning("%s: %s", printable(str(path)), why)))
+        return io_inputs.list_inputs(inputs, warn or (lambda path, why: log.warning("%s: %s", printable(str(path)), why)))
     except InputError as exc:
         raise IngestError(str(exc)) from None
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from pipeline.report.plots import _figure, message, theme_color
+from pipeline.report.plots import new_figure, message, theme_color
 
 
 HULL_SHARE = 0.9  # an area's region surrounds this share of its papers, those nearest its middle
@@ -51,7 +51,7 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     with ``areas`` (theme -> area name) each area's region is shaded and named above it."""
     if len(xy) == 0:
         return message("No papers to map.")
-    fig = _figure(10, 8)
+    fig = new_figure(10, 8)
     ax = fig.add_subplot()
     area_names = []  # (name, x, y): drawn above the region; theme names keep clear of them
     for name in dict.fromkeys((areas or {}).values()):

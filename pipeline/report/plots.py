@@ -33,7 +33,7 @@ def _short(label: str, width: int = 28) -> str:
     return short if short != "…" else label[: max(width - 1, 1)] + "…"  # a first word longer than the width
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
     fig.set_facecolor("white")
     return fig
@@ -41,7 +41,7 @@ def _figure(width: float, height: float) -> Figure:
 
 def message(text: str, width: float = 7, height: float = 1.6) -> Figure:
     """A figure that says plainly why there is nothing to draw."""
-    fig = _figure(width, height)
+    fig = new_figure(width, height)
     ax = fig.add_subplot()
     ax.axis("off")
     ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=12, color="#555555", wrap=True)
@@ -66,7 +66,7 @@ def category_volume(this_week: pd.Series, trailing_mean: pd.Series, *, title: st
     if this_week.sum() == 0 and trailing_mean.sum() == 0:
         return message("No papers in this week or the weeks before it.")
     cats = (this_week.add(trailing_mean, fill_value=0)).sort_values(ascending=False).index[:12]
-    fig = _figure(7.5, 3.6)
+    fig = new_figure(7.5, 3.6)
     ax = fig.add_subplot()
     x = np.arange(len(cats))
     ax.bar(x - 0.2, trailing_mean.reindex(cats, fill_value=0), 0.4, color=GREY, label="trailing weekly mean")
@@ -95,7 +95,7 @@ def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, t
         return message("No papers in the weeks shown.")
     themes = [t for t in shares.mean().sort_values(ascending=False).index if t != -1][:top]
     weeks = list(shares.index)
-    fig = _figure(9, 4.2)
+    fig = new_figure(9, 4.2)
     ax = fig.add_subplot()
     x = np.arange(len(weeks))
     ax.stackplot(x, *[shares[t].to_numpy() * 100 for t in themes], colors=[theme_color(t) for t in themes],
@@ -117,7 +117,7 @@ def theme_series(shares: pd.DataFrame, themes: list[int], labels: dict[int, str]
         return message("No theme rose or fell significantly this week.")
     cols = min(3, len(themes))
     rows = int(np.ceil(len(themes) / cols))
-    fig = _figure(3.2 * cols, 2.3 * rows)
+    fig = new_figure(3.2 * cols, 2.3 * rows)
     weeks = list(shares.index)
     axes = fig.subplots(rows, cols, squeeze=False, sharex=True)
     for ax, t in zip(axes.ravel(), themes):
@@ -141,7 +141,7 @@ def heatmap(matrix: pd.DataFrame, labels: dict[int, str], *, title: str, note: s
         return message("No papers to cross-tabulate.")
     matrix = matrix.loc[:, matrix.sum().sort_values(ascending=False).index[:14]]
     matrix = matrix.loc[matrix.sum(axis=1).sort_values(ascending=False).index[:20]]
-    fig = _figure(1.2 + 0.55 * matrix.shape[1] + 2.4, 1.0 + 0.32 * matrix.shape[0])
+    fig = new_figure(1.2 + 0.55 * matrix.shape[1] + 2.4, 1.0 + 0.32 * matrix.shape[0])
     ax = fig.add_subplot()
     image = ax.imshow(matrix.to_numpy(), aspect="auto", cmap="Blues")
     ax.set_xticks(range(matrix.shape[1]), matrix.columns, rotation=45, ha="right", fontsize=8)
@@ -162,7 +162,7 @@ def sizes(sizes_: pd.Series, labels: dict[int, str], *, title: str, top: int = T
     if sizes_.empty:
         return message("No themes.")
     sizes_ = sizes_.sort_values(ascending=False).head(top)[::-1]
-    fig = _figure(7.5, 0.6 + 0.25 * len(sizes_))
+    fig = new_figure(7.5, 0.6 + 0.25 * len(sizes_))
     ax = fig.add_subplot()
     ax.barh(range(len(sizes_)), sizes_.to_numpy(), color=[theme_color(int(t)) for t in sizes_.index])
     ax.set_yticks(range(len(sizes_)), [_short(labels.get(int(t), str(t)), 36) for t in sizes_.index], fontsize=8)
@@ -180,7 +180,7 @@ def hierarchy(centroids: np.ndarray, topics: list[int], labels: dict[int, str], 
     from scipy.cluster.hierarchy import dendrogram, linkage
 
     link = linkage(centroids, method="average", metric="cosine")
-    fig = _figure(8, 0.6 + 0.24 * len(topics))
+    fig = new_figure(8, 0.6 + 0.24 * len(topics))
     ax = fig.add_subplot()
     dendrogram(link, orientation="left", labels=[_short(labels.get(t, str(t)), 36) for t in topics], ax=ax,
                color_threshold=0, above_threshold_color="#888888", leaf_font_size=8)
@@ -198,7 +198,7 @@ def sparklines(counts: pd.DataFrame, labels: dict[int, str], *, title: str, top:
     themes = [t for t in counts.sum().sort_values(ascending=False).index if t != -1][:top]
     if not themes:
         return message("No themes.")
-    fig = _figure(7.5, 0.4 + 0.32 * len(themes))
+    fig = new_figure(7.5, 0.4 + 0.32 * len(themes))
     axes = fig.subplots(len(themes), 1, squeeze=False)[:, 0]
     for ax, t in zip(axes, themes):
         ax.plot(counts[t].to_numpy(), color=theme_color(t), linewidth=1.2)
@@ -256,7 +256,7 @@ def area_treemap(tree: list[tuple[str, list[tuple[int, str, int]]]], *, title: s
     tree = sorted([(a, ts) for a, ts in tree if ts], key=lambda a: -sum(t[2] for t in a[1]))
     if not tree:
         return message("No papers in this period.")
-    fig = _figure(9, 5.6)
+    fig = new_figure(9, 5.6)
     ax = fig.add_subplot()
     outer = squarify([sum(t[2] for t in themes) for _, themes in tree], 0, 0, 100, 62)
     for (area, themes), (ax_, ay, aw, ah) in zip(tree, outer):
@@ -296,7 +296,7 @@ def history(events: pd.DataFrame, counts: pd.DataFrame, labels: dict[int, str], 
                        "the first fit.", width=7.5)
     weeks = list(counts.index) if not counts.empty else sorted(events["week"].unique())
     order = events.sort_values(["week", "topic"], ascending=[False, True]).drop_duplicates("topic").head(top)
-    fig = _figure(7.5, 0.9 + 0.34 * len(order))
+    fig = new_figure(7.5, 0.9 + 0.34 * len(order))
     ax = fig.add_subplot()
     for row, (t, _) in enumerate(zip(order["topic"], order["week"])):
         y = len(order) - 1 - row
@@ -337,7 +337,7 @@ def growth(changes: pd.DataFrame, labels: dict[int, str], *, title: str) -> Figu
     if changes.empty:
         return message("Too few weeks to compare.")
     changes = changes.sort_values("delta")
-    fig = _figure(7.5, 0.6 + 0.25 * len(changes))
+    fig = new_figure(7.5, 0.6 + 0.25 * len(changes))
     ax = fig.add_subplot()
     ax.barh(range(len(changes)), changes["delta"] * 100, color=[theme_color(int(t)) for t in changes["topic"]])
     ax.set_yticks(range(len(changes)), [_short(labels.get(int(t), str(t)), 36) for t in changes["topic"]], fontsize=8)

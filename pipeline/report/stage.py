@@ -61,7 +61,8 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``; skipped
     when the same report of the same tables is already written, unless ``force``."""
-    from pipeline.report.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, build_week, opening, to_markdown
+    from pipeline.report.digest import opening, to_markdown
+    from pipeline.report.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, build_week
 
     start = time.perf_counter()
     require_tables(cfg.paths)

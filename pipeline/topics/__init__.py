@@ -35,8 +35,9 @@ themes across refits; ``state.py`` is what is kept between runs; ``tables.py`` t
 
 from __future__ import annotations
 
+from pipeline.topics.areas import add_areas
 from pipeline.topics.embed import make_embedder, paper_texts
-from pipeline.topics.fitting import add_areas, fit
+from pipeline.topics.fitting import fit
 from pipeline.topics.incremental import update
 from pipeline.topics.stage import run
 from pipeline.topics.state import Assignment, State, distinct_labels

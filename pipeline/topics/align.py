@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.topics.state import Change
+
 
 @dataclass(frozen=True)
 class Themes:
@@ -49,7 +51,7 @@ def similarity(new: Themes, old: Themes) -> np.ndarray:
 class Alignment:
     ids: dict[int, int]  # fitted theme -> stable id
     matched: dict[int, int]  # fitted theme -> old id it continues
-    lineage: list[dict]  # rows: from_topic, to_topic, relation, similarity, shared_papers
+    lineage: list[Change]
 
 
 def align(
@@ -73,7 +75,7 @@ def align(
     old_size = {int(t): sum(1 for v in old_assign.values() if v == t) for t in old.ids}
 
     ids: dict[int, int] = {}
-    lineage: list[dict] = []
+    lineage: list[Change] = []
     for n in map(int, new.ids):
         if n in matched:
             o = matched[n]
@@ -103,5 +105,5 @@ def align(
     return Alignment(ids=ids, matched=matched, lineage=lineage)
 
 
-def _row(old: int | None, new: int | None, relation: str, sim: float | None, shared: int) -> dict:
-    return {"from_topic": old, "to_topic": new, "relation": relation, "similarity": sim, "shared_papers": shared}
+def _row(old: int | None, new: int | None, relation: str, sim: float | None, shared: int) -> Change:
+    return Change(old, new, relation, sim, shared)

@@ -17,6 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.config import TopicsConfig
+from pipeline.topics.label import Corpus as LabelCorpus
+from pipeline.topics.label import Embed
+from pipeline.topics.state import State
+
 
 def n_areas(n_themes: int) -> int:
     return int(np.clip(round(np.sqrt(n_themes)), 2, 12)) if n_themes > 2 else 1
@@ -152,3 +157,47 @@ def outline(tree) -> str:  # noqa: ANN001 - a TopicTree table
     for root in tree.loc[tree["parent"].isna(), "node"]:
         walk(root, 0)
     return "\n".join(lines)
+
+
+def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,
+              paper_ids: list[str], cfg: TopicsConfig, *, embed: Embed | None = None, previous: State | None = None,
+              previous_topics: dict[str, int] | None = None, corpus: LabelCorpus | None = None) -> None:
+    """Group the state's themes into areas (``areas.py``) and name them (``label.py``); on a refit an
+    area keeps the id, and the label, of the previous area it shares most papers with. ``corpus``:
+    the texts already prepared for naming by the theme model."""
+    from pipeline.topics.label import name_groups
+    from pipeline.topics.placement import centroids_of
+    from pipeline.topics.vocabulary import stop_words
+
+    ids = state.ids.tolist()
+    sizes = {t: int((topics == t).sum()) for t in ids}
+    tree = build_tree(state.centroids, ids, sizes)
+    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
+    new_members = {a: set(np.asarray(paper_ids)[paper_area == a].tolist()) for a in set(tree.area_of.values())}
+    old_members: dict[int, set[str]] = {}
+    if previous is not None and previous.area_of and previous_topics:
+        present = set(paper_ids)  # a sampled fit's areas are compared on the sample's papers
+        for paper, t in previous_topics.items():
+            if t in previous.area_of and paper in present:
+                old_members.setdefault(previous.area_of[t], set()).add(paper)
+    start = previous.next_area if previous is not None else 0
+    stable, state.next_area = match(new_members, old_members, start)
+    tree = relabel(tree, stable)
+    area_ids = sorted(set(tree.area_of.values()))
+    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
+    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
+    named = name_groups(texts, titles, paper_area, area_ids, centroids_of(embeddings, paper_area, area_ids)
+                        if area_ids else np.zeros((0, embeddings.shape[1])), frozenset(stop_words(cfg.stop_words)),
+                        embed=embed, corpus=corpus)
+    kept = {a: previous.area_labels[a] for a in area_ids
+            if previous is not None and a in previous.area_labels and a in old_members}
+    labels, used = {}, set(kept.values())
+    for a in area_ids:
+        label = kept.get(a) or named[a].label
+        if label in labels.values() or (a not in kept and label in used):
+            label = f"{label} ({a})"
+        labels[a] = label
+    state.area_of, state.area_labels = dict(tree.area_of), labels
+    state.area_descriptions = {a: named[a].description for a in area_ids}
+    names = {f"theme:{t}": state.labels[t] for t in ids} | {f"area:{a}": labels[a] for a in area_ids}
+    state.tree = [{**row, "label": names.get(row["node"])} for row in tree.rows]

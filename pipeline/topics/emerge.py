@@ -49,10 +49,9 @@ to each other (the median), the lineage records it as a ``split`` of that theme 
 grew apart); otherwise as ``new``. At its birth a theme takes the pool papers, and the papers
 this update placed in another theme a moment ago, that it explains at least as well as its least
 typical paper and whose nearest theme it is (``join_newborn``). Papers placed earlier never move
-(unless ``emerge_adopt_placed`` lets a theme, at its birth, take those that weekly updates placed
-within the pool's window) and old themes keep their ids; pool papers that an existing or newly born theme explains
+and old themes keep their ids; pool papers that an existing or newly born theme explains
 join it in later updates. A **young**
-theme (born within the window, or since the last refit and within ``emerge_young_weeks``: the caller
+theme (born within the window, or since the last refit and within ``Rules.young_weeks``: the caller
 decides, passing the set ``young``) also takes new or waiting papers that it explains when its members
 lie at least as near them as those of the theme they would otherwise join, or when the novelty test
 holds them back from every old theme (``nearer_young``), and
@@ -72,7 +71,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Rules:
-    """The knobs of detection (``TopicsConfig.emerge_*``)."""
+    """The constants of detection. ``window`` and ``min_size`` come from ``TopicsConfig.emerge_*``;
+    the others were tuned on the emergence benchmark and are not user settings."""
 
     window: int = 4  # weeks a paper no theme explains waits in the pool
     min_size: int = 10  # papers a pool group needs to become a theme
@@ -84,6 +84,10 @@ class Rules:
     k_novel: int = 10  # neighbours looked at for novelty
     novel_alpha: float = 0.2  # tail probability at or below which a paper's unplaced neighbours are not chance
     recent_share: float = 0.5  # how far from chance towards all recent a group's papers' neighbours lie (median)
+    # weeks after its birth a theme born in a weekly update takes papers as a young theme does (at
+    # least the window): its subject keeps arriving, and once it is old the novelty test holds each
+    # week's papers of it back from it (they lie near each other), so they would wait in the pool
+    young_weeks: int = 13
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.label import Corpus as LabelCorpus
 from pipeline.topics.label import Embed
-from pipeline.topics.state import Assignment, State, unique_label, utc_now
+from pipeline.topics.state import Assignment, Change, State, unique_label, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +23,10 @@ Place = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndar
 
 def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
         embedder: str, previous: State | None, previous_topics: dict[str, int], *,
-        titles: list[str] | None = None, embed: Embed | None = None, place: Place | None = None) -> Assignment:
-    """Cluster everything; with a previous state, align to it (refit). ``embed`` (the papers' model)
+        titles: list[str] | None = None, embed: Embed | None = None, place: Place | None = None,
+        week: str | None = "") -> Assignment:
+    """Cluster everything; with a previous state, align to it (refit); ``week``: the newest week of
+    the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the papers' model)
     checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
     ``fit_sample_size`` is fitted on a sample of that many papers (on a refit that keeps history,
     plus one paper of each theme the sample missed) and the rest are placed (``place_rest``, through
@@ -43,7 +45,7 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         whole = dataclasses.replace(cfg, fit_sample_size=0)  # the sample is fitted whole
         fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], whole, embedder,
                      previous, previous_topics, titles=[titles[i] for i in sample] if titles is not None else None,
-                     embed=embed)
+                     embed=embed, week=week)
         return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {}, place=place)
     from pipeline.topics.align import Themes, align
     from pipeline.topics.model import ThemeModel
@@ -53,8 +55,7 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     now = utc_now()
     if previous is None:
         ids = {int(t): int(t) for t in model.topic_ids_}
-        lineage = [{"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0}
-                   for t in ids.values()]
+        lineage = [Change(None, t, "new") for t in ids.values()]
         next_id = max(ids.values(), default=-1) + 1
         labels = {ids[t]: model.labels_[t] for t in ids}
     else:
@@ -88,9 +89,9 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         centroids=model.centroids_[[model.topic_ids_.tolist().index(t) for t in order]] if order
         else np.zeros((0, embeddings.shape[1]), np.float32),
         words={ids[t]: model.words_[t] for t in order}, labels=labels, embedder=embedder,
-        next_id=next_id, fitted_at=now, descriptions={ids[t]: _described(labels[ids[t]], model.descriptions_[t])
+        next_id=next_id, fitted_at=now, descriptions={ids[t]: described(labels[ids[t]], model.descriptions_[t])
                                                        for t in order},
-        support={ids[t]: float(model.label_support_[t]) for t in order},
+        support={ids[t]: float(model.label_support_[t]) for t in order}, fitted_week=week,
     )
     if previous is not None:  # a theme born in a weekly update keeps its birth week
         state.born = {t: week for t, week in previous.born.items() if t in set(state.ids.tolist())}
@@ -100,18 +101,20 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     revived: set[int] = set()
     if previous is not None and cfg.refit_keeps_placed:
         before = topics
-        topics, lineage, changed, receiving, revived = _keep_placed(topics, old_topics, state, lineage, cfg,
-                                                                     previous, embeddings)
-        if changed:
+        kept = keep_placed(topics, old_topics, state, lineage, cfg, previous, embeddings)
+        topics, lineage, receiving, revived = kept.topics, kept.lineage, kept.receiving, kept.revived
+        if kept.changed:
             similarity = _recentre(state, topics, embeddings, cfg, candidates=(topics == -1) & (before != -1),
-                                   changed=changed)
+                                   changed=kept.changed)
     names = model.label_corpus_
     if previous is not None:  # a kept label's support is measured anew
-        from pipeline.topics.label import content_words
+        from pipeline.topics.words import content_words
 
         for t in state.ids.tolist():
             rows = set(np.flatnonzero(topics == t).tolist())
             state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
+    from pipeline.topics.areas import add_areas
+
     add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
               previous=previous, previous_topics=previous_topics, corpus=names)
     return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
@@ -139,7 +142,7 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     outliers do. On a refit that keeps history, a paper placed before stays in its theme if the
     theme persists, unless its nearest theme is one the refit found new, or split off the paper's
     own theme, and the refit did not refuse that move for the sample's papers of its theme (a
-    re-cut, see ``_keep_placed``; ``fitted.receiving``): there it goes, as the sample's papers do. A previous theme the
+    re-cut, see ``keep_placed``; ``fitted.receiving``): there it goes, as the sample's papers do. A previous theme the
     refit revived is centred on all its papers. The size bound (``max_theme_share`` of all papers)
     holds as in a fit: the least similar papers placed here beyond it join their next most similar
     theme with room; the sample's papers and those kept from before never move. The areas and
@@ -218,8 +221,21 @@ def _distinct_flows(embeddings: np.ndarray, topics: np.ndarray, old_topics: np.n
     return out
 
 
-def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[dict], cfg: TopicsConfig,
-                 previous: State, embeddings: np.ndarray) -> tuple[np.ndarray, list[dict], set[int], Receiving, set[int]]:
+@dataclass(frozen=True)
+class Kept:
+    """What a refit that keeps history did (``keep_placed``): the assignment, the lineage rewritten to
+    say what happened, the themes whose papers changed, the themes placed papers may move into
+    (theme -> the old themes whose papers may; None: any) and the previous themes it revived."""
+
+    topics: np.ndarray
+    lineage: list[Change]
+    changed: set[int]
+    receiving: Receiving
+    revived: set[int]
+
+
+def keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineage: list[Change], cfg: TopicsConfig,
+                previous: State, embeddings: np.ndarray) -> Kept:
     """A refit that keeps history. Every theme that still holds papers persists, with its id, label
     and keywords (a theme the new clustering did not match comes back as it was); a paper placed
     before stays in its theme unless the refit put it in a theme that is new, or split off its own
@@ -230,20 +246,17 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     papers than the size bound of a fit, ``max_theme_share``: then it is cut wherever the refit cuts
     it). A new theme left with fewer
     than ``emerge_min_size`` papers is dropped (its papers are unassigned here and join their
-    nearest theme when the centroids are computed again). Returns the assignment, the lineage
-    rewritten to say what happened, the themes whose papers changed, the themes placed papers may
-    move into (theme -> the old themes whose papers may; None: any) and the previous themes
-    revived."""
+    nearest theme when the centroids are computed again)."""
     present = [int(t) for t in previous.ids.tolist() if (old_topics == t).any()]
-    matched = {row["to_topic"] for row in lineage if row["relation"] == "same"}
-    fresh = {row["to_topic"] for row in lineage if row["to_topic"] is not None} - matched  # unmatched new themes
+    matched = {row.to_topic for row in lineage if row.relation == "same"}
+    fresh = {row.to_topic for row in lineage if row.to_topic is not None} - matched  # unmatched new themes
     kind: dict[int, str] = {}  # each new theme's relation (its first lineage row)
     for row in lineage:
-        kind.setdefault(row["to_topic"], row["relation"])
+        kind.setdefault(row.to_topic, row.relation)
     split_from: dict[int, set[int]] = {}
     for row in lineage:
-        if row["relation"] == "split" and row["to_topic"] in fresh:
-            split_from.setdefault(row["to_topic"], set()).add(row["from_topic"])
+        if row.relation == "split" and row.to_topic in fresh:
+            split_from.setdefault(row.to_topic, set()).add(row.from_topic)
     # the flows of placed papers the rules above allow: into a theme the refit found new, or split
     # off the papers' own theme; each must also lie apart from the rest of its theme
     moving = np.isin(old_topics, present) & np.isin(topics, list(fresh))
@@ -297,18 +310,16 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
     order = np.argsort(state.ids, kind="stable")
     state.ids, state.centroids = state.ids[order], state.centroids[order]
     # the lineage of what the refit did, now that papers stayed where they were
-    rows = [row for row in lineage if row["relation"] == "same"]
-    rows += [{"from_topic": t, "to_topic": t, "relation": "same", "similarity": None,
-              "shared_papers": int(((old_topics == t) & (out == t)).sum())} for t in revived]
+    rows = [row for row in lineage if row.relation == "same"]
+    rows += [Change(t, t, "same", None, int(((old_topics == t) & (out == t)).sum())) for t in revived]
     for t in sorted(fresh - set(small)):
         sources = split_from.get(t, set())
         if sources:
-            rows += [row for row in lineage if row["to_topic"] == t and row["relation"] == "split"
-                     and row["from_topic"] in sources]
+            rows += [row for row in lineage if row.to_topic == t and row.relation == "split"
+                     and row.from_topic in sources]
         else:
-            rows.append({"from_topic": None, "to_topic": t, "relation": "new", "similarity": None, "shared_papers": 0})
-    rows += [{"from_topic": t, "to_topic": None, "relation": "retired", "similarity": None, "shared_papers": 0}
-             for t in previous.ids.tolist() if t not in present]
+            rows.append(Change(None, t, "new"))
+    rows += [Change(t, None, "retired") for t in previous.ids.tolist() if t not in present]
     changed = set(revived) | set(fresh) | set(out[out != topics].tolist()) | set(topics[out != topics].tolist())
     receiving: Receiving = {}
     for t in fresh - set(small):
@@ -319,7 +330,7 @@ def _keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, linea
             receiving[t] = split_from[t]
         else:  # a new theme: any old theme's papers, but those of a theme it only re-cut
             receiving[t] = set(present) - refused_from if refused_from else None
-    return out, rows, changed - {-1}, receiving, set(revived)
+    return Kept(out, rows, changed - {-1}, receiving, set(revived))
 
 
 def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
@@ -338,55 +349,10 @@ def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: Top
     return similarity
 
 
-def _described(label: str, description: str) -> str:
+def described(label: str, description: str) -> str:
     """A description that starts with ``label`` (a refit may keep an old label over the new one)."""
     phrases = description.split(" · ")
     if phrases and phrases[0].lower() == label.lower():
         return description
     rest = [p for p in phrases[1:] if p.lower() != label.lower()]
     return " · ".join([label[:1].lower() + label[1:] if label[1:2].islower() else label, *rest])
-
-
-def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,
-              paper_ids: list[str], cfg: TopicsConfig, *, embed: Embed | None = None, previous: State | None = None,
-              previous_topics: dict[str, int] | None = None, corpus: LabelCorpus | None = None) -> None:
-    """Group the state's themes into areas (``areas.py``) and name them (``label.py``); on a refit an
-    area keeps the id, and the label, of the previous area it shares most papers with. ``corpus``:
-    the texts already prepared for naming by the theme model."""
-    from pipeline.topics import areas
-    from pipeline.topics.label import name_groups
-    from pipeline.topics.placement import centroids_of
-    from pipeline.topics.vocabulary import stop_words
-
-    ids = state.ids.tolist()
-    sizes = {t: int((topics == t).sum()) for t in ids}
-    tree = areas.build_tree(state.centroids, ids, sizes)
-    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
-    new_members = {a: set(np.asarray(paper_ids)[paper_area == a].tolist()) for a in set(tree.area_of.values())}
-    old_members: dict[int, set[str]] = {}
-    if previous is not None and previous.area_of and previous_topics:
-        present = set(paper_ids)  # a sampled fit's areas are compared on the sample's papers
-        for paper, t in previous_topics.items():
-            if t in previous.area_of and paper in present:
-                old_members.setdefault(previous.area_of[t], set()).add(paper)
-    start = previous.next_area if previous is not None else 0
-    stable, state.next_area = areas.match(new_members, old_members, start)
-    tree = areas.relabel(tree, stable)
-    area_ids = sorted(set(tree.area_of.values()))
-    paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
-    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
-    named = name_groups(texts, titles, paper_area, area_ids, centroids_of(embeddings, paper_area, area_ids)
-                        if area_ids else np.zeros((0, embeddings.shape[1])), frozenset(stop_words(cfg.stop_words)),
-                        embed=embed, corpus=corpus)
-    kept = {a: previous.area_labels[a] for a in area_ids
-            if previous is not None and a in previous.area_labels and a in old_members}
-    labels, used = {}, set(kept.values())
-    for a in area_ids:
-        label = kept.get(a) or named[a].label
-        if label in labels.values() or (a not in kept and label in used):
-            label = f"{label} ({a})"
-        labels[a] = label
-    state.area_of, state.area_labels = dict(tree.area_of), labels
-    state.area_descriptions = {a: named[a].description for a in area_ids}
-    names = {f"theme:{t}": state.labels[t] for t in ids} | {f"area:{a}": labels[a] for a in area_ids}
-    state.tree = [{**row, "label": names.get(row["node"])} for row in tree.rows]

@@ -1,7 +1,7 @@
 """Themes as communities of the papers' nearest-neighbour graph (Leiden, by consensus).
 
 UMAP + HDBSCAN drew different borders under different seeds: two seeds of the same corpus agreed
-at ARI 0.57-0.62, and no setting of UMAP or HDBSCAN moved that past 0.65 (README, "Seed stability").
+at ARI 0.57-0.62, and no setting of UMAP or HDBSCAN moved that past 0.65 (docs/design/themes.md).
 A graph partition does not need a random layout first:
 
 1. **The graph.** Each paper is joined to its ``n_neighbors`` most similar papers (exact cosine over

@@ -5,6 +5,7 @@ whose papers' neighbours are mostly recent papers, are born as new themes (detec
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 
@@ -12,29 +13,33 @@ import numpy as np
 
 from pipeline.config import TopicsConfig
 from pipeline.dates import week_label, week_monday
-from pipeline.topics.fitting import _described
+from pipeline.topics import emerge
+from pipeline.topics.fitting import described
 from pipeline.topics.label import Embed
-from pipeline.topics.state import Assignment, State, unique_label
+from pipeline.topics.state import Assignment, Change, Forming, State, unique_label
 
 log = logging.getLogger(__name__)
 
 
 def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, state: State,
            previous_topics: dict[str, int], *, weeks: list[str] | None = None, texts: list[str] | None = None,
-           titles: list[str] | None = None, embed: Embed | None = None) -> Assignment:
+           titles: list[str] | None = None, embed: Embed | None = None, rules: emerge.Rules | None = None,
+           ) -> Assignment:
     """Papers already placed keep their theme; a new paper joins the nearest theme when that theme
     explains it; papers no theme explains wait in a pool of recent weeks, where dense groups far from
     every theme, among recent papers rather than the fit's, are born as new themes (``emerge.py``).
     Without ``weeks`` and ``texts`` (or with ``cfg.emerge`` off) every new paper simply joins its
-    nearest theme, as before detection."""
+    nearest theme, as before detection. ``rules``: detection's constants (default: ``emerge.Rules``
+    with ``emerge_window`` and ``emerge_min_size``)."""
     from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
 
     known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
     topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)
-    lineage: list[dict] = []
-    forming: list[dict] = []
+    lineage: list[Change] = []
+    forming: list[Forming] = []
     if cfg.emerge and weeks is not None and texts is not None and len(state.ids):
-        topics, lineage, forming = _emerge(embeddings, topics, known, weeks, texts, titles, cfg, state, embed)
+        rules = rules or emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size)
+        topics, lineage, forming = _emerge(embeddings, topics, known, weeks, texts, titles, cfg, rules, state, embed)
         pooled = topics == -2
         topics[pooled] = -1
     else:
@@ -52,15 +57,17 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
         # last: the cap takes the scattered pool papers first, so a theme that is forming keeps its papers
         forming_rows = np.zeros(len(topics), dtype=bool)
         for f in forming:
-            forming_rows[f["rows"]] = True
+            forming_rows[f.rows] = True
         waiting = int((topics == -1).sum())
         for group in (pooled & ~forming_rows, pooled & forming_rows):
             topics = reassign_outliers(topics, best, near, 2.0, cfg.max_outlier_share, candidates=group)
         if waiting > (topics == -1).sum():
             log.info("topics: the cap on unassigned papers placed %d pool papers (%d of them forming)",
                      waiting - int((topics == -1).sum()), int((forming_rows & (topics >= 0)).sum()))
-    forming = [{**f, "rows": f["rows"][topics[f["rows"]] == -1]} for f in forming]  # the cap may have placed some
-    forming = [f for f in forming if len(f["rows"])]
+    forming = [dataclasses.replace(f, rows=f.rows[topics[f.rows] == -1]) for f in forming]  # the cap may have placed some
+    forming = [f for f in forming if len(f.rows)]
+    state.forming = [{"papers": [paper_ids[i] for i in f.rows], "nearest": int(f.nearest), "label": f.label,
+                      "week": f.week} for f in forming]  # kept for the report
     similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
     result = Assignment(topics, similarity, state, lineage, "update", forming=forming)
     result.unexplained = unexplained
@@ -72,15 +79,10 @@ def _week_minus(week: str, n: int) -> str:
 
 
 def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks: list[str], texts: list[str],
-            titles: list[str] | None, cfg: TopicsConfig, state: State, embed: Embed | None,
-            ) -> tuple[np.ndarray, list[dict], list[dict]]:
+            titles: list[str] | None, cfg: TopicsConfig, rules: emerge.Rules, state: State, embed: Embed | None,
+            ) -> tuple[np.ndarray, list[Change], list[Forming]]:
     """Detection (``emerge.py``) for one update. Returns the assignment, with -2 for papers that stay
     in the pool, the lineage rows of births, and the forming groups (rows, nearest theme)."""
-    from pipeline.topics import emerge
-
-    rules = emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size, quantile=cfg.emerge_quantile,
-                         dense_quantile=cfg.emerge_density, recent_share=cfg.emerge_recent,
-                         novel_alpha=cfg.emerge_novelty)
     topics = topics.copy()
     week_of = np.array([w if isinstance(w, str) else "" for w in weeks])
     newest = max(w for w in week_of.tolist() if w) if week_of.any() else None
@@ -95,10 +97,10 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
     young = {t for t, week in state.born.items() if week >= start}  # re-centred and renamed below
     # themes that take papers as young ones do: born within the window, or since the last fit or
-    # refit and within emerge_young_weeks (a refit calibrates a theme on all its papers)
-    since = _week_minus(newest, max(cfg.emerge_young_weeks, rules.window) - 1)
+    # refit and within rules.young_weeks (a refit calibrates a theme on all its papers)
+    since = _week_minus(newest, max(rules.young_weeks, rules.window) - 1)
     joining = young | {t for t, week in state.born.items() if week >= since and week > state.fitted_week}
-    if cfg.emerge_join_young and joining:
+    if joining:
         near, ok = emerge.nearer_young(embeddings, test, near, score, ok, cal, state.centroids, joining, rules)
         unexplained = ~ok
         ok[unexplained] = emerge.joins_young(embeddings, test[unexplained], near[unexplained], topics, joining, rules)
@@ -126,21 +128,17 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
         topics[g.rows] = t
         log.info("topics: new theme %d, %r, from %d pool papers%s", t, state.labels[t], len(g.rows),
                  f" (split of theme {g.parent})" if g.parent is not None else "")
-        lineage.append({
-            "from_topic": g.parent, "to_topic": t, "relation": "split" if g.parent is not None else "new",
-            "similarity": g.closeness, "shared_papers": 0, "week": newest, "pool_size": len(pool),
-            "pool_start": start,
-        })
+        lineage.append(Change(g.parent, t, "split" if g.parent is not None else "new", g.closeness, 0,
+                              week=newest, pool_size=len(pool), pool_start=start))
     if born:
-        newborn_ids = [row["to_topic"] for row in lineage]
-        rows = _newborn_candidates(topics, placed_now, arrived, newborn_ids, cfg.emerge_adopt_placed)
+        newborn_ids = [row.to_topic for row in lineage]
+        rows = newborn_candidates(topics, placed_now, newborn_ids)
         before = topics.copy()
         topics = emerge.join_newborn(embeddings, topics, rows, newborn_ids, state.ids, state.centroids, rules,
                                      seed=cfg.seed)
         moved = int(((before >= 0) & (topics != before)).sum())
         if moved:
-            log.info("topics: %d papers an old theme took in this update%s joined a theme born in it", moved,
-                     " or since the pool's window began" if cfg.emerge_adopt_placed else "")
+            log.info("topics: %d papers an old theme took in this update joined a theme born in it", moved)
     # a young theme (born within the window) is centred and named again from all its papers so far,
     # so the label it got from its first few papers follows what it became
     for t in [t for t in state.born if t in young]:  # born before this update, within the window
@@ -155,20 +153,17 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
             continue
         rows = g.rows[topics[g.rows] == -2]
         if len(rows):
-            forming.append({"rows": rows, "nearest": g.nearest, "week": newest,
-                            "label": _tentative_label(rows, g.nearest, topics, texts, titles, cfg)})
+            forming.append(Forming(rows, g.nearest, _tentative_label(rows, g.nearest, topics, texts, titles, cfg),
+                                   newest))
     return topics, lineage, forming
 
 
-def _newborn_candidates(topics: np.ndarray, placed_now: np.ndarray, arrived: np.ndarray, newborn_ids: list[int],
-                        adopt_placed: bool) -> np.ndarray:
-    """Rows that may join a theme born in this update: the pool's papers (-2), the papers this update
-    placed a moment ago in another theme (``placed_now``: new papers, and papers that waited in the
-    pool until now; no table has shown them placed), and, with ``adopt_placed``
-    (``emerge_adopt_placed``), the papers weekly updates placed before (``arrived``: their week
-    within the window and after the fit), which then move."""
+def newborn_candidates(topics: np.ndarray, placed_now: np.ndarray, newborn_ids: list[int]) -> np.ndarray:
+    """Rows that may join a theme born in this update: the pool's papers (-2) and the papers this
+    update placed a moment ago in an old theme (``placed_now``: no table has shown them placed).
+    Papers placed by earlier updates never move."""
     in_old = (topics >= 0) & ~np.isin(topics, newborn_ids)
-    return np.flatnonzero((topics == -2) | (in_old & placed_now) | (in_old & arrived if adopt_placed else False))
+    return np.flatnonzero((topics == -2) | (in_old & placed_now))
 
 
 def _tentative_label(rows: np.ndarray, nearest: int, topics: np.ndarray, texts: list[str], titles: list[str] | None,
@@ -209,8 +204,9 @@ def _name_theme(state: State, t: int, rows: np.ndarray, topics: np.ndarray, text
                 titles: list[str] | None, cfg: TopicsConfig, embed: Embed | None) -> None:
     """Label, description, keywords and support of theme ``t`` (papers ``rows``), named against the
     papers of its 8 nearest themes, with a label no other theme has."""
-    from pipeline.topics.label import content_words, name_groups
+    from pipeline.topics.label import name_groups
     from pipeline.topics.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
+    from pipeline.topics.words import content_words
 
     column = state.ids.tolist().index(t)
     order = np.argsort(-(state.centroids @ state.centroids[column]), kind="stable")
@@ -232,7 +228,7 @@ def _name_theme(state: State, t: int, rows: np.ndarray, topics: np.ndarray, text
     words = rerank_by_coverage({t: words.get(t, [])}, sub_texts, sub_groups, cfg)[t]
     label = unique_label(named.label, words, set(others.values()), t)
     state.labels[t], state.words[t] = label, words
-    state.descriptions[t] = _described(label, named.description)
+    state.descriptions[t] = described(label, named.description)
     state.support[t] = float(named.support)
     for row in state.tree:
         if row["node"] == f"theme:{t}":

@@ -138,13 +138,13 @@ def label_measures(
       abstract contain every content word of its label (singular and plural count as one word,
       stop words are not content words); ``label_support`` has each theme's value;
       an acronym the papers define and what it stands for count as one word ("MoE" is
-      "mixture-of-experts", ``label.acronyms``); ``label_support_strict_median`` / ``_min`` count
+      "mixture-of-experts", ``words.acronyms``); ``label_support_strict_median`` / ``_min`` count
       them apart;
     - ``duplicate_labels``: pairs of labels with the same content words (an acronym the same as its
       words), or (with ``embed``) whose
       embeddings have cosine similarity of at least ``near``.
     """
-    from pipeline.topics.label import WordIndex
+    from pipeline.topics.words import WordIndex
 
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)

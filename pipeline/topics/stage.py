@@ -1,11 +1,14 @@
-"""The topics stage's wiring: whether this run fits, updates or refits (``run``), the automatic
-refit policy, the model folder, the run record."""
+"""The topics stage's wiring: read the papers and their embeddings, ask ``policy.decide`` whether to
+fit, update or refit, run that one path, and write the model folder, the tables and the run record."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import platform
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -13,52 +16,19 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import Config, TopicsConfig, as_dict
-from pipeline.dates import week_monday
 from pipeline.io import TableError, read_table, restore_folder, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
 from pipeline.stage import StageResult, Step, code_version, fingerprint
 from pipeline.topics import embed
+from pipeline.topics.areas import add_areas
 from pipeline.topics.embed import Embedder, EmbeddingCache, paper_texts
-from pipeline.topics.fitting import add_areas, fit
+from pipeline.topics.fitting import fit
 from pipeline.topics.incremental import update
+from pipeline.topics.policy import Plan, decide
 from pipeline.topics.state import Assignment, State, distinct_labels, utc_now
 from pipeline.topics.tables import doc_topics_table, read_lineage, topic_info_table, topic_tree_table
 
 log = logging.getLogger(__name__)
-
-
-def _weeks_since_fit(state: State, newest: str) -> int:
-    """Whole weeks from the week the themes were last fitted (``state.fitted_week``) to ``newest``."""
-    return (week_monday(newest) - week_monday(state.fitted_week)).days // 7
-
-
-def _refit_due(state: State, newest: str | None, cfg: TopicsConfig) -> str | None:
-    """Why the automatic refit policy refits now (``refit_every_weeks``), or None."""
-    if not cfg.refit_every_weeks or newest is None:
-        return None
-    if not state.fitted_week:  # fitted before the policy existed: count from now
-        state.fitted_week = newest
-        return None
-    weeks = _weeks_since_fit(state, newest)
-    if weeks >= cfg.refit_every_weeks:
-        return f"{weeks} weeks since the themes were fitted ({state.fitted_week}; refit_every_weeks {cfg.refit_every_weeks})"
-    return None
-
-
-def _outgrown(previous_topics: dict[str, int], topics: np.ndarray, cfg: TopicsConfig) -> list[int]:
-    """Themes that an update took past the size bound of a fit (``max_theme_share`` of all papers,
-    ``placement.size_bound``) and that were within it before: ``refit_oversize`` refits then. A
-    theme already past the bound before (one a refit could not cut) does not refit again, nor does
-    any within ``emerge_window`` weeks of the last fit (checked by the caller). The forming groups
-    of the update are not carried into the refit (its clustering places or drops their papers)."""
-    from pipeline.topics.placement import size_bound
-
-    now = np.bincount(topics[topics >= 0]) if (topics >= 0).any() else np.zeros(0, dtype=int)
-    held = np.array([t for t in previous_topics.values() if t >= 0], dtype=int)
-    before = np.bincount(held, minlength=len(now)) if len(held) else np.zeros(len(now), dtype=int)
-    bound_now, bound_before = (size_bound(len(topics), cfg.max_theme_share),
-                               size_bound(len(previous_topics), cfg.max_theme_share))
-    return [t for t in range(len(now)) if now[t] > bound_now and before[t] <= bound_before]
 
 
 def _stamp(fp: str, state: State) -> str:
@@ -124,6 +94,68 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: Embe
     return _run(cfg, force, refit, embedder)
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """The papers as the fit or the update reads them, and the embedding model's way in."""
+
+    paper_ids: list[str]
+    texts: list[str]
+    titles: list[str]
+    weeks: list
+    embeddings: np.ndarray
+    embedded: int  # papers embedded in this run (the others came from the cache)
+    encode: Callable[[list[str]], np.ndarray]  # label phrases -> vectors, through a cache of their own
+    newest: str | None  # the newest week of the papers
+
+
+def _inputs(papers: pd.DataFrame, paths, embedder: Embedder) -> Inputs:  # noqa: ANN001 - Paths
+    texts = paper_texts(papers)
+    embeddings, embedded = EmbeddingCache(paths.embeddings, embedder.identity).embed(texts, embedder)
+    # label phrases are embedded through a cache of their own: a refit of papers seen before loads no model
+    phrases = EmbeddingCache(paths.embeddings, f"{embedder.identity}-phrases")
+    weeks = papers[Papers.week]
+    return Inputs(papers[Papers.paper_id].tolist(), texts, papers[Papers.title].tolist(), weeks.tolist(), embeddings,
+                  embedded, lambda texts: phrases.embed(list(texts), embedder)[0],
+                  weeks.dropna().max() if weeks.notna().any() else None)
+
+
+def _carry_out(plan: Plan, held: State | None, inputs: Inputs, cfg: TopicsConfig, embedder: str,
+               previous_topics: dict[str, int], place=None) -> Assignment:  # noqa: ANN001
+    """Run the one path ``plan`` names."""
+    x = inputs
+    if plan.mode == "update":
+        if plan.count_from:
+            held.fitted_week = plan.count_from
+        result = update(x.embeddings, x.paper_ids, cfg, held, previous_topics, weeks=x.weeks, texts=x.texts,
+                        titles=x.titles, embed=x.encode)
+        if not held.tree:  # themes fitted before areas existed
+            add_areas(held, x.texts, x.titles, result.topics, x.embeddings, x.paper_ids, cfg, embed=x.encode)
+        return result
+    return fit(x.texts, x.embeddings, x.paper_ids, cfg, embedder, held, previous_topics, titles=x.titles,
+               embed=x.encode, place=place, week=x.newest)
+
+
+def _lineage(paths, result: Assignment, newest: str | None) -> pd.DataFrame:  # noqa: ANN001 - Paths
+    """The lineage so far (none before a fit) and the rows of this run."""
+    lineage = read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)
+    if not result.lineage:
+        return lineage
+    run_at = result.state.fitted_at if result.mode != "update" else utc_now()
+    rows = [{"run": run_at, "mode": result.mode, **dataclasses.asdict(change), "week": change.week or newest}
+            for change in result.lineage]
+    return pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
+
+
+def _write_empty(paths, fp: str, started: float) -> StageResult:  # noqa: ANN001 - Paths
+    log.warning("topics: %s holds no papers; the theme tables are written empty", paths.display(paths.papers))
+    write_table(empty(DocTopics), paths.doc_topics, DocTopics, fingerprint=fp)
+    write_table(empty(TopicInfo), paths.topic_info, TopicInfo, fingerprint=fp)
+    write_table(empty(TopicTree), paths.topic_tree, TopicTree, fingerprint=fp)
+    if not paths.topic_lineage.exists():
+        write_table(empty(TopicLineage), paths.topic_lineage, TopicLineage, fingerprint=fp)
+    return StageResult("topics", ran=True, counts={"papers": 0, "themes": 0}, seconds=time.perf_counter() - started)
+
+
 def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) -> StageResult:  # noqa: ANN001
     paths = cfg.paths
     folder = paths.topic_model
@@ -144,101 +176,33 @@ def _run(cfg: Config, force: bool, refit: bool, embedder: Embedder, place=None) 
     started = time.perf_counter()
     papers = read_table(paths.papers, Papers)
     if papers.empty:
-        log.warning("topics: %s holds no papers; the theme tables are written empty", paths.display(paths.papers))
-        write_table(empty(DocTopics), paths.doc_topics, DocTopics, fingerprint=fp)
-        write_table(empty(TopicInfo), paths.topic_info, TopicInfo, fingerprint=fp)
-        write_table(empty(TopicTree), paths.topic_tree, TopicTree, fingerprint=fp)
-        if not paths.topic_lineage.exists():
-            write_table(empty(TopicLineage), paths.topic_lineage, TopicLineage, fingerprint=fp)
-        return StageResult("topics", ran=True, counts={"papers": 0, "themes": 0},
-                           seconds=time.perf_counter() - started)
-    paper_ids = papers[Papers.paper_id].tolist()
-    texts = paper_texts(papers)
-    cache = EmbeddingCache(paths.embeddings, embedder.identity)
-    embeddings, embedded = cache.embed(texts, embedder)
-    # label phrases are embedded through a cache of their own: a refit of papers seen before loads no model
-    phrases = EmbeddingCache(paths.embeddings, f"{embedder.identity}-phrases")
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return phrases.embed(list(texts), embedder)[0]
-
+        return _write_empty(paths, fp, started)
+    inputs = _inputs(papers, paths, embedder)
     embed_s = time.perf_counter() - started
-
-    state = held
-    previous_topics = _previous_assignment(paths, folder) if state is not None else {}
-    if state is not None and state.embedder != embedder.identity and not refit:
-        log.info("topics: the embedding model changed (%s -> %s); refitting", state.embedder, embedder.identity)
-        refit = True
-    titles = papers[Papers.title].tolist()
-    newest = papers[Papers.week].dropna().max() if papers[Papers.week].notna().any() else None
-    due = _refit_due(state, newest, cfg.topics) if state is not None and not refit else None
-    if due:
-        log.info("topics: %s; refitting", due)
-        refit = True
-    earlier: list[tuple[str, list[dict], str]] = []  # lineage of an update that led to a refit in the same run
-    if state is None or refit:
-        result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, state, previous_topics,
-                     titles=titles, embed=encode, place=place)
-        result.state.fitted_week = newest
-    else:
-        result = update(embeddings, paper_ids, cfg.topics, state, previous_topics, weeks=papers[Papers.week].tolist(),
-                        texts=texts, titles=titles, embed=encode)
-        if not state.tree:  # themes fitted before areas existed
-            add_areas(state, texts, titles, result.topics, embeddings, paper_ids, cfg.topics, embed=encode)
-        unexplained = result.unexplained  # measured before the cap on unassigned papers
-        # at most one such refit a pool window: a theme that keeps growing past the bound after a refit
-        # cut it waits for the next window (or the quarterly refit) rather than refitting every week
-        settled = (state.fitted_week is None or newest is None
-                   or _weeks_since_fit(state, newest) >= cfg.topics.emerge_window)
-        outgrown = (_outgrown(previous_topics, result.topics, cfg.topics)
-                    if cfg.topics.refit_oversize and settled else [])
-        why = None
-        if cfg.topics.refit_unexplained and unexplained >= cfg.topics.refit_unexplained:
-            why = (f"{100 * unexplained:.1f} % of the papers wait unexplained (refit_unexplained "
-                   f"{100 * cfg.topics.refit_unexplained:.1f} %)")
-            base, base_topics = State.load(folder), previous_topics
-        elif outgrown:
-            why = (f"{', '.join(repr(result.state.labels.get(t, t)) for t in outgrown)} now hold"
-                   f"{'s' if len(outgrown) == 1 else ''} more than {100 * cfg.topics.max_theme_share:g} % of the "
-                   f"papers (refit_oversize)")
-            # the store as this update left it: the theme that outgrew the bound holds this week's
-            # papers, so the refit may cut it (fitting._keep_placed), and this update's births stay
-            # in the lineage
-            base, base_topics = result.state, dict(zip(paper_ids, result.topics.tolist()))
-            earlier.append(("update", result.lineage, utc_now()))
-        if why:
-            log.info("topics: %s; refitting", why)
-            result = fit(texts, embeddings, paper_ids, cfg.topics, embedder.identity, base, base_topics,
-                         titles=titles, embed=encode, place=place)
-            result.state.fitted_week = newest
+    plan = decide(held, cfg.topics, embedder=embedder.identity, newest=inputs.newest, refit=refit)
+    if plan.automatic:
+        log.info("topics: %s; refitting", plan.why)
+    previous_topics = _previous_assignment(paths, folder) if held is not None else {}
+    result = _carry_out(plan, held, inputs, cfg.topics, embedder.identity, previous_topics, place)
     fit_s = time.perf_counter() - started - embed_s
 
-    lineage = read_lineage(paths.topic_lineage) if result.mode != "fit" else empty(TopicLineage)
-    now = result.state.fitted_at if result.mode != "update" else utc_now()
-    for mode, made, run_at in [*earlier, (result.mode, result.lineage, now)]:  # an update's births, then its refit
-        if not made:
-            continue
-        rows = [{"run": run_at, "mode": mode, "week": newest, "pool_size": None, "pool_start": None, **row}
-                for row in made]
-        lineage = pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
+    lineage = _lineage(paths, result, inputs.newest)
     distinct_labels(result.state)
-    result.state.forming = [{"papers": [paper_ids[i] for i in f["rows"]], "nearest": int(f["nearest"]),
-                             "label": f["label"], "week": f["week"]} for f in result.forming]
-    _save_model(folder, result, paper_ids)
+    _save_model(folder, result, inputs.paper_ids)
     stamp = _stamp(fp, result.state)
-    write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=stamp)
+    write_table(doc_topics_table(inputs.paper_ids, result), paths.doc_topics, DocTopics, fingerprint=stamp)
     info = topic_info_table(papers, result, cfg.topics.n_keywords, cfg.topics.n_representatives)
     write_table(info, paths.topic_info, TopicInfo, fingerprint=stamp)
     write_table(lineage, paths.topic_lineage, TopicLineage, fingerprint=stamp)
     write_table(topic_tree_table(result), paths.topic_tree, TopicTree, fingerprint=stamp)
     total_s = time.perf_counter() - started
     counts = {
-        "papers": len(papers), "embedded now": embedded, "themes": len(result.state.ids),
+        "papers": len(papers), "embedded now": inputs.embedded, "themes": len(result.state.ids),
         "areas": len(result.state.area_labels),
         "unassigned": int((result.topics == -1).sum()),
     }
     if result.mode == "update" and cfg.topics.emerge:
-        counts["born"] = sum(row["relation"] in ("new", "split") for row in result.lineage)
+        counts["born"] = sum(change.relation in ("new", "split") for change in result.lineage)
         counts["forming"] = len(result.forming)
     step = Step("topics", stamp, outputs, paths.run_record("topics"), {"fitted_at": result.state.fitted_at})
     return step.done(counts, total_s, label=f"topics ({result.mode})", mode=result.mode, seed=cfg.topics.seed,

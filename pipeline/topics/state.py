@@ -73,15 +73,41 @@ class State:
         )
 
 
+@dataclass(frozen=True)
+class Change:
+    """One row of the lineage: what a fit, refit or weekly update did to a theme (``relation``:
+    new, same, split, merged, retired). A birth in a weekly update also says its week and the pool it
+    came from."""
+
+    from_topic: int | None
+    to_topic: int | None
+    relation: str
+    similarity: float | None = None
+    shared_papers: int = 0
+    week: str | None = None
+    pool_size: int | None = None
+    pool_start: str | None = None
+
+
+@dataclass(frozen=True)
+class Forming:
+    """A group of pool papers dense, far and recent enough to become a theme, but still too small."""
+
+    rows: np.ndarray
+    nearest: int  # the theme it lies nearest
+    label: str  # what its papers say most, against that theme's
+    week: str
+
+
 @dataclass
 class Assignment:
     topics: np.ndarray  # stable theme id per paper, -1 unassigned
     similarity: np.ndarray  # cosine to the assigned (or nearest) centroid
     state: State
-    lineage: list[dict]
+    lineage: list[Change]
     mode: str
     bertopic: object | None = None
-    forming: list[dict] = field(default_factory=list)  # pool groups still too small: rows, nearest theme
+    forming: list[Forming] = field(default_factory=list)  # pool groups still too small
     unexplained: float = 0.0  # an update: share of papers in the pool before the cap placed any
     # a refit that keeps history: the themes papers placed before may move into (theme -> the old
     # themes whose papers may, None for any), and the previous themes it revived

@@ -8,9 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.label import SEGMENT as _SEGMENT
-from pipeline.topics.label import TOKEN as _TOKEN
-from pipeline.topics.label import TOKEN_RE as _TOKEN_RE
+from pipeline.topics.words import SEGMENT, TOKEN, TOKEN_RE
 
 # Words that say nothing about a paper's theme in arXiv abstracts (besides English stop words).
 DOMAIN_STOP_WORDS = frozenset("""
@@ -48,8 +46,8 @@ class PhraseAnalyzer:
     def __call__(self, doc: str) -> list[str]:
         terms: list[str] = []
         stop = self.stop
-        for segment in _SEGMENT.split(doc.lower()):
-            tokens = _TOKEN_RE.findall(segment)
+        for segment in SEGMENT.split(doc.lower()):
+            tokens = TOKEN_RE.findall(segment)
             if not tokens:
                 continue
             keep = [t not in stop for t in tokens]
@@ -106,7 +104,7 @@ def plain_vectorizer(fitted):  # noqa: ANN001, ANN202
     from sklearn.feature_extraction.text import CountVectorizer
 
     plain = CountVectorizer(ngram_range=(1, max(len(t.split()) for t in fitted.vocabulary_) if fitted.vocabulary_ else 1),
-                            token_pattern=_TOKEN, vocabulary=fitted.vocabulary_)
+                            token_pattern=TOKEN, vocabulary=fitted.vocabulary_)
     plain.vocabulary_, plain.fixed_vocabulary_ = fitted.vocabulary_, True
     return plain
 

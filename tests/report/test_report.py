@@ -255,7 +255,7 @@ def test_a_week_outside_the_listings_is_one_line_and_no_folder(themed, week):
 
 
 def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkeypatch):
-    from pipeline.report import weekly
+    from pipeline.report import digest
 
     report.write_weekly(themed, "2026-W24")
     folder = themed.paths.reports / "weekly" / "2026-W24"
@@ -264,7 +264,7 @@ def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkey
     def broken(r):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(weekly, "to_markdown", broken)
+    monkeypatch.setattr(digest, "to_markdown", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         report.write_weekly(themed, "2026-W24", force=True)  # forced: the same report is otherwise skipped
     assert {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
@@ -298,7 +298,8 @@ def test_groups_still_forming_are_shown_as_such(themed):
 
 
 def test_the_weekly_report_opens_with_a_paragraph_that_names_movers_or_what_it_would_take(themed):
-    from pipeline.report.weekly import build_week, opening
+    from pipeline.report.digest import opening
+    from pipeline.report.weekly import build_week
 
     built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     sentences = opening(built)
@@ -395,7 +396,8 @@ def test_a_window_longer_than_the_quarter_counts_every_week_of_it(themed):
 
 
 def test_a_theme_that_went_quiet_is_said_once_not_also_among_the_movers(themed):
-    from pipeline.report.weekly import build_week, opening, to_markdown
+    from pipeline.report.digest import opening, to_markdown
+    from pipeline.report.weekly import build_week
 
     built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     topic = int(built.trend["topic"].iloc[0])

@@ -76,6 +76,7 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     assert "on watched themes" in result.counts
     corpus = report.load_corpus(watched)
     from pipeline.report.stage import watched_matches
+    from pipeline.report.digest import opening
     from pipeline.report.weekly import build_week
 
     matches = watched_matches(watched, corpus)
@@ -84,7 +85,7 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     for w in built.watched:
         assert w["count"] == int(matches.on[w["name"]].to_numpy()[this].sum())  # every match of the week, counted
         assert set(w["moves"]["horizon"]) <= {"week", "month", "quarter"}
-    assert "Watched: MoE serving" in " ".join(report.weekly.opening(built))
+    assert "Watched: MoE serving" in " ".join(opening(built))
     report.write_survey(watched)
     survey = next(p for p in watched.paths.surveys.iterdir()) / "index.html"
     assert "<h2>Watched</h2>" in survey.read_text() and "Edge offloading" in survey.read_text()

@@ -16,7 +16,7 @@ def themes(ids, rows, words=None):
 
 
 def relations(result):
-    return sorted(((r["from_topic"], r["to_topic"], r["relation"]) for r in result.lineage), key=str)
+    return sorted(((r.from_topic, r.to_topic, r.relation) for r in result.lineage), key=str)
 
 
 def test_keyword_similarity():

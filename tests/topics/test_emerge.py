@@ -46,13 +46,14 @@ def store():
             "texts": texts, "weeks": weeks, "state": state}
 
 
-def arrive(store: dict, vectors: np.ndarray, texts: list[str], week: str, cfg: TopicsConfig = TopicsConfig()):
+def arrive(store: dict, vectors: np.ndarray, texts: list[str], week: str, cfg: TopicsConfig = TopicsConfig(),
+           rules: emerge.Rules | None = None):
     embeddings = np.vstack([store["embeddings"], vectors]).astype(np.float32)
     texts = store["texts"] + texts
     weeks = store["weeks"] + [week] * len(vectors)
     ids = [f"p{i}" for i in range(len(embeddings))]
     previous = {p: int(t) for p, t in zip(ids, store["topics"])}
-    result = update(embeddings, ids, cfg, store["state"], previous, weeks=weeks, texts=texts)
+    result = update(embeddings, ids, cfg, store["state"], previous, weeks=weeks, texts=texts, rules=rules)
     return result, embeddings, ids, texts, weeks
 
 
@@ -70,8 +71,8 @@ def test_a_dense_group_far_from_every_theme_is_born_with_the_next_id(store):
     assert result.topics[:180].tolist() == store["topics"].tolist()  # placed papers never move
     assert result.state.area_of[3] == 0 and any(r["node"] == "theme:3" for r in result.state.tree)
     [row] = result.lineage
-    assert row["relation"] == "new" and row["to_topic"] == 3 and row["week"] == "2025-W05"
-    assert row["pool_size"] >= 12 and row["pool_start"] == "2025-W02"
+    assert row.relation == "new" and row.to_topic == 3 and row.week == "2025-W05"
+    assert row.pool_size >= 12 and row.pool_start == "2025-W02"
 
 
 def test_scattered_papers_give_no_theme_and_stay_within_the_cap(store):
@@ -86,8 +87,8 @@ def test_a_group_below_the_size_bound_is_forming_not_born(store):
     group = around(store["rng"], store["centres"][3], 8, spread=0.2)
     result, *_ = arrive(store, group, [f"Quantum annealing, paper {i}." for i in range(8)], "2025-W05", cfg)
     assert result.lineage == []
-    assert len(result.forming) == 1 and set(result.forming[0]["rows"].tolist()) <= set(range(180, 188))
-    assert "annealing" in result.forming[0]["label"].lower() and result.forming[0]["week"] == "2025-W05"
+    assert len(result.forming) == 1 and set(result.forming[0].rows.tolist()) <= set(range(180, 188))
+    assert "annealing" in result.forming[0].label.lower() and result.forming[0].week == "2025-W05"
     assert (result.topics[180:] == -1).all()
 
 
@@ -95,10 +96,10 @@ def test_a_group_below_the_size_bound_is_forming_not_born(store):
 def test_a_burst_of_papers_into_one_theme_waits_in_part_at_a_looser_novelty_bound(store, novelty):
     # ten new papers on one theme's subject and none on the others': at 0.2, from 2 of their 10
     # nearest papers new a paper is held back (a random draw gives as many with probability 0.08)
-    cfg = dataclasses.replace(TopicsConfig(), emerge_novelty=novelty)
     close = around(store["rng"], store["state"].centroids[1], 10)
     result, *_ = arrive(store, close, [f"Consensus protocols for blockchains {i}." for i in range(10)], "2025-W05",
-                        cfg)
+                        rules=emerge.Rules(novel_alpha=novelty))
+    assert emerge.Rules().novel_alpha == 0.2
     new = result.topics[180:]
     assert result.lineage == [] and set(new.tolist()) <= {1, -1}
     if novelty == 0.05:
@@ -155,7 +156,7 @@ def test_a_store_of_one_theme_can_still_see_one_born():
     ids = [f"p{i}" for i in range(72)]
     result = update(embeddings, ids, TopicsConfig(), state, {p: 0 for p in ids[:60]},
                     weeks=["2025-W01"] * 60 + ["2025-W05"] * 12, texts=texts)
-    assert [row["relation"] for row in result.lineage] == ["new"] and (result.topics[60:] == 1).sum() >= 10
+    assert [row.relation for row in result.lineage] == ["new"] and (result.topics[60:] == 1).sum() >= 10
 
 
 def test_calibration_and_the_explanation_test():
@@ -175,7 +176,7 @@ def test_calibration_and_the_explanation_test():
 
 
 def born_then_later(store: dict, cfg: TopicsConfig, size: int, born_spread: float, later_week: str,
-                    later_spread: float, refit_week: str = ""):
+                    later_spread: float, refit_week: str = "", rules: emerge.Rules | None = None):
     """A theme born in 2025-W05 from ``size`` papers on the store's fourth subject, then an update
     in ``later_week`` with 8 more papers on it (spread ``later_spread``); with ``refit_week``, as if
     a refit came in that week. Returns both results and how many papers the first one held."""
@@ -184,21 +185,25 @@ def born_then_later(store: dict, cfg: TopicsConfig, size: int, born_spread: floa
     store = {**store, "state": copy.deepcopy(store["state"])}
     group = around(store["rng"], store["centres"][3], size, spread=born_spread)
     texts = [f"Quantum annealing schedules, paper {i}." for i in range(size)]
-    first, embeddings, ids, all_texts, weeks = arrive(store, group, texts, "2025-W05", cfg)
+    first, embeddings, ids, all_texts, weeks = arrive(store, group, texts, "2025-W05", cfg, rules)
     assert first.state.born == {3: "2025-W05"}
     if refit_week:
         first.state.fitted_week = refit_week
     later = around(store["rng"], store["centres"][3], 8, spread=later_spread)
     second = update(np.vstack([embeddings, later]).astype(np.float32), [*ids, *[f"n{i}" for i in range(8)]], cfg,
                     first.state, dict(zip(ids, first.topics.tolist())), weeks=[*weeks, *[later_week] * 8],
-                    texts=[*all_texts, *[f"Quantum annealing on hardware {i}." for i in range(8)]])
+                    texts=[*all_texts, *[f"Quantum annealing on hardware {i}." for i in range(8)]], rules=rules)
     assert second.topics[: len(ids)].tolist() == first.topics.tolist()  # placed papers never move
     return first, second
 
 
 @pytest.mark.parametrize("join_young", [True, False])
-def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neighbours_are_its(store, join_young):
-    cfg = dataclasses.replace(TopicsConfig(), emerge_join_young=join_young, max_outlier_share=0.2)
+def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neighbours_are_its(store, join_young,
+                                                                                              monkeypatch):
+    cfg = dataclasses.replace(TopicsConfig(), max_outlier_share=0.2)
+    if not join_young:  # without the young themes' rules (nearer_young, joins_young), as a control
+        monkeypatch.setattr(emerge, "nearer_young", lambda embeddings, test, near, score, ok, *_: (near, ok))
+        monkeypatch.setattr(emerge, "joins_young", lambda embeddings, rows, *_: np.zeros(len(rows), dtype=bool))
     # a week later, papers on the same subject but less typical than the theme's first papers
     _, second = born_then_later(store, cfg, 12, 0.2, "2025-W06", 0.5)
     joined = (second.topics[-8:] == 3).sum()
@@ -212,11 +217,12 @@ def test_later_papers_on_a_young_themes_subject_join_it_when_most_of_their_neigh
 def test_a_theme_born_in_an_update_takes_its_subjects_papers_after_the_window_when_young_longer(store, young_weeks,
                                                                                                 refit_since):
     """Past the window a born theme is old: each week's papers on its subject lie near each other,
-    so the novelty test holds them back from it, and they wait. Young for emerge_young_weeks, it
+    so the novelty test holds them back from it, and they wait. Young for Rules.young_weeks, it
     takes them, unless a refit came since its birth."""
-    cfg = dataclasses.replace(TopicsConfig(), emerge_young_weeks=young_weeks, max_outlier_share=0.5)
+    cfg = dataclasses.replace(TopicsConfig(), max_outlier_share=0.5)
     # five weeks later (the window of four has passed): a tight batch on the same subject
-    _, second = born_then_later(store, cfg, 20, 0.3, "2025-W10", 0.2, refit_week="2025-W06" if refit_since else "")
+    _, second = born_then_later(store, cfg, 20, 0.3, "2025-W10", 0.2, refit_week="2025-W06" if refit_since else "",
+                                rules=emerge.Rules(young_weeks=young_weeks))
     if young_weeks and not refit_since:
         assert (second.topics[-8:] == 3).all()
     else:
@@ -294,7 +300,7 @@ def test_the_cap_on_unassigned_papers_places_scattered_pool_papers_before_a_form
     result, *_ = arrive(store, np.vstack([group, noise]), texts, "2025-W05", cfg)
     assert result.lineage == []
     [forming] = result.forming
-    assert set(forming["rows"].tolist()) == set(range(180, 188))
+    assert set(forming.rows.tolist()) == set(range(180, 188))
     assert (result.topics[180:188] == -1).all()  # the forming group waits
     assert (result.topics[188:] >= 0).all()  # the scattered papers were placed to respect the cap
     assert (result.topics == -1).sum() <= np.floor(cfg.max_outlier_share * total)
@@ -435,14 +441,13 @@ def test_a_newborn_theme_takes_the_papers_it_explains_whose_nearest_theme_it_is(
                                emerge.Rules()).tolist() == topics.tolist()
 
 
-@pytest.mark.parametrize("adopt, rows", [(False, [1, 2]), (True, [1, 2, 4])])
-def test_which_papers_may_join_a_newborn_theme(adopt, rows):
-    from pipeline.topics.incremental import _newborn_candidates
+def test_which_papers_may_join_a_newborn_theme():
+    from pipeline.topics.incremental import newborn_candidates
 
     topics = np.array([0, 0, -2, 5, 0, -1, 5])
     placed_now = np.array([False, True, False, True, False, False, False])  # 1: placed in theme 0 by this update
-    arrived = np.array([False, False, True, False, True, True, True])  # 4: placed by an update within the window
-    assert _newborn_candidates(topics, placed_now, arrived, [5], adopt).tolist() == rows
+    # 4, placed by an earlier update within the window, is not offered (emerge_adopt_placed was removed)
+    assert newborn_candidates(topics, placed_now, [5]).tolist() == [1, 2]
 
 
 def test_the_update_offers_a_newborn_theme_its_pool_and_the_papers_it_placed_itself(store, monkeypatch):

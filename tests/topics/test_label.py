@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.topics.label import WordIndex, acronyms, content_words, extend, name_groups, surface_form, written_case
+from pipeline.topics.candidates import extend
+from pipeline.topics.label import name_groups, surface_form, written_case
 from pipeline.topics.metrics import label_measures
 from pipeline.topics.vocabulary import stop_words
+from pipeline.topics.words import WordIndex, content_words
 
 STOP = frozenset(stop_words())
 
@@ -122,8 +124,8 @@ def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
     assert before[1].label == "KV cache reuse"
     merged = np.array([0] * 12 + [2] * 6)  # the KV cache papers join the MoE serving theme
     scored = []
-    candidates = label._candidates
-    monkeypatch.setattr(label, "_candidates", lambda rows, corpus: scored.append(len(rows)) or candidates(rows, corpus))
+    candidates = label.candidates_of
+    monkeypatch.setattr(label, "candidates_of", lambda rows, corpus: scored.append(len(rows)) or candidates(rows, corpus))
     again = name_groups(texts, titles, merged, [0, 2], np.eye(3)[[0, 2]], STOP, corpus=corpus)
     assert scored == [12]  # only the changed theme is worked out again
     fresh = name_groups(texts, titles, merged, [0, 2], np.eye(3)[[0, 2]], STOP)
@@ -155,44 +157,6 @@ def test_a_word_of_one_letter_and_a_hyphen_stays_whole():
     assert named[0].label == "Chest X-ray" and named[0].support == 1.0
 
 
-def test_an_acronym_the_papers_define_and_its_words_count_as_one_word():
-    texts = [
-        "Serving mixture-of-experts (MoE) models on GPUs.",
-        "Training Mixture of Experts (MoE) layers at scale.",
-        "We route tokens in mixture-of-experts layers.",  # the words, no acronym
-        "An MoE layer with expert parallelism.",  # the acronym, no words
-        "The job ran on a radio access network (RAN) testbed.",
-        "A radio access network (RAN) slice.",
-        "It ran twice.",  # "ran" is not "RAN"
-    ]
-    defined = acronyms(texts)
-    assert defined["MoE"] == sorted([frozenset({"mixture-of-expert"}), frozenset({"mixture", "of", "expert"})], key=sorted)
-    assert set(defined) == {"MoE", "RAN"}
-    index = WordIndex(texts)
-    assert index.having(frozenset({"moe"})) == {0, 1, 2, 3}
-    assert index.having(frozenset({"mixture-of-expert", "layer"})) == {1, 2, 3}
-    assert index.having(frozenset({"radio", "access", "network"})) == {4, 5}  # not the paper that "ran"
-    strict = WordIndex(texts, aliases=False)
-    assert strict.having(frozenset({"moe"})) == {0, 1, 3}
-    # the aliased index answers the strict question too, without reading the texts again
-    rows = set(range(len(texts)))
-    for words in ({"moe"}, {"mixture-of-expert", "layer"}, {"mixture", "expert"}, {"radio", "access", "network"},
-                  {"ran"}, {"moe", "layer"}):
-        words = frozenset(words)
-        assert index.share(words, rows, literal=True) == strict.share(words, rows)
-        assert index.having(words, literal=True) == strict.having(words)
-    assert index.share(frozenset({"moe"}), rows, literal=True) == 3 / 7 < index.share(frozenset({"moe"}), rows)
-
-
-def test_an_acronym_defined_once_or_with_two_meanings_is_not_merged():
-    texts = ["Key-value (KV) stores.", "Text-to-speech (TTS) voices.", "Text-to-speech (TTS) in noise.",
-             "Test-time scaling (TTS) of reasoning.", "Test-time scaling (TTS) with votes.", "Fast TTS here."]
-    assert acronyms(texts) == {}  # KV once; TTS half one meaning, half another
-    assert acronyms(["Broken line- (BL) here.", "Also broken line - (BL).", "x -  (AB)", "(CD) first"]) == \
-        {"BL": [frozenset({"broken", "line"})]}
-    assert WordIndex(texts).having(content_words("TTS", STOP)) == {1, 2, 3, 4, 5}  # only where written
-
-
 def test_label_support_counts_the_acronym_as_its_words_and_strict_support_does_not():
     moe = [f"Expert routing {i}. Mixture-of-experts (MoE) serving with routing." for i in range(4)]
     moe += [f"Expert routing {i}. Serving mixture-of-experts models with routing." for i in range(4, 8)]
@@ -218,23 +182,6 @@ def test_a_description_does_not_repeat_the_label_as_its_acronym_or_its_words():
     assert not {"mixture", "experts", "mixture-of-experts", "moe"} & set(moe_parts[1:])
 
 
-def test_acronym_definitions_odd_spacing_one_letter_words_and_compounds():
-    texts = ["A broken line - - (BL) here.", "broken line- - (BL).", "line -\t- (BL) x", "k nearest neighbours (KNN)",
-             "k nearest neighbours (KNN) again", "of a (OA)", "Of a (OA)",
-             "Mixture-of-experts (MoE) models (MoE) twice in one text (MoE)."]
-    defined = acronyms(texts)  # no IndexError; "k" and "a" are no words of the index, one text defines MoE
-    assert set(defined) == {"BL"}
-    index = WordIndex(["A MoE-based router.", "Mixture-of-experts (MoE) layers.", "mixture-of-experts (MoE) again."])
-    assert index.having(frozenset({"mixture-of-expert", "router"})) == {0}
-
-
-def test_which_texts_get_an_acronym_does_not_depend_on_their_order():
-    texts = ["large language models (LLMs) a.", "large language models (LLMs) b.", "language models (LMs) c.",
-             "language models (LMs) d.", "An LLM only."]
-    forward, backward = WordIndex(texts), WordIndex(texts[::-1])
-    assert ("lm" in forward.sets[4]) == ("lm" in backward.sets[0])
-
-
 def test_an_acronym_and_its_words_are_one_label_not_two():
     a = [f"MoE serving {i}. Serving mixture-of-experts (MoE) models." for i in range(6)]
     b = [f"Mixture-of-experts serving {i}. Mixture-of-experts (MoE) serving at scale." for i in range(6)]
@@ -248,17 +195,18 @@ def test_an_acronym_and_its_words_are_one_label_not_two():
 
 
 def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
-    from pipeline.topics.label import Corpus, _candidates, _description
+    from pipeline.topics.candidates import candidates_of
+    from pipeline.topics.label import Corpus, description
 
     texts = [f"Personalized federated learning {i}. Personalized federated learning (PFL) builds on federated "
              f"learning (FL) with clients and personalization." for i in range(8)]
     corpus = Corpus(texts, texts, STOP)
-    candidates = _candidates(np.arange(8), corpus)
+    candidates = candidates_of(np.arange(8), corpus)
     [chosen] = [c for c in candidates if c.phrase == "personalized federated"]  # grown by "learning"
     grown = content_words("personalized federated learning", STOP)
-    shown = _description(candidates, chosen, texts, "Personalized federated learning", corpus.doc_index.expand, grown)
+    shown = description(candidates, chosen, texts, "Personalized federated learning", corpus.doc_index.expand, grown)
     assert not {"fl", "pfl", "federated learning"} & {p.lower() for p in shown.split(" · ")[1:]}
-    without = _description(candidates, chosen, texts, "x", corpus.doc_index.expand)  # the label's words as chosen
+    without = description(candidates, chosen, texts, "x", corpus.doc_index.expand)  # the label's words as chosen
     assert {"fl", "federated learning"} & {p.lower() for p in without.split(" · ")}
 
 
@@ -366,35 +314,6 @@ def test_two_themes_never_end_with_the_same_acronym_label():
     assert keys[0] != keys[1]
 
 
-def test_an_acronym_and_its_plural_are_one_word():
-    from pipeline.topics.label import word_of
-
-    assert [word_of(w) for w in ("GPUs", "CPUs", "MCUs", "LLMs", "DTs", "VMs", "APIs", "systems")] == \
-        ["gpu", "cpu", "mcu", "llm", "dt", "vm", "api", "system"]
-    # an acronym in capitals that ends in S is no plural; English words keep their s
-    assert [word_of(w) for w in ("GPS", "DNS", "TTS", "corpus", "virus", "bus", "plus")] == \
-        ["gps", "dns", "tts", "corpus", "virus", "bus", "plus"]
-    index = WordIndex(["Kernels on GPUs.", "A GPU kernel.", "GPS traces.", "GPS maps.",
-                       "Gaussian processes (GPs) fit.", "Gaussian processes (GPs) again."], aliases=True)
-    assert index.having(content_words("GPU kernels", STOP)) == {0, 1}
-    assert index.having(content_words("GPs", STOP)) == {4, 5}  # not the GPS papers
-    # as many write GPS as GPs: a lower-case "gps" is not taken for Gaussian processes
-    assert index.expand(frozenset({"gps"})) == frozenset({"gps"})
-    assert {"gaussian", "gp"} <= index.expand(frozenset({"gp"})) and "gps" not in index.expand(frozenset({"gp"}))
-
-
-def test_a_lower_case_acronym_plural_is_of_the_acronym():
-    texts = ["Digital twins (DTs) of plants.", "Digital twins (DTs) of cities.", "Our DTs are live, not DTS.",
-             "Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b.", "GPS maps.",
-             "Sharing GPUs.", "Sharing a GPU."]
-    index = WordIndex(texts)
-    # candidate phrases are lower case: "dts" and "gpus" say what "DT" and "GPU" say; "gps" stays
-    assert index.words("dts", STOP) == {"dt"} and index.expand(frozenset({"dt"})) >= {"digital", "twin"}
-    assert index.words("sharing gpus", STOP) == index.words("Sharing GPU", STOP) == {"sharing", "gpu"}
-    assert index.words("gps", STOP) == {"gps"}
-    assert index.having(index.words("dts", STOP), literal=True) == {0, 1, 2}
-
-
 def test_labels_that_differ_only_in_number_are_one_label():
     a = [f"Sharing GPUs {i}. We study sharing GPUs between jobs." for i in range(6)]
     b = [f"Sharing GPU {i}. We study sharing GPU between tenants." for i in range(6)]
@@ -402,18 +321,6 @@ def test_labels_that_differ_only_in_number_are_one_label():
     named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(6, 6), [0, 1], np.eye(2), STOP)
     m = label_measures({t: n.label for t, n in named.items()}, groups_of(6, 6), texts, np.eye(2), [0, 1], stop=STOP)
     assert m["duplicate_labels"] == [], named
-
-def test_a_hyphenated_word_writes_its_parts():
-    index = WordIndex(["A KV-cache eviction policy.", "KV cache eviction.", "Cache eviction alone.",
-                       "Non-convex optimization.", "Convex optimization.", "X-ray ray tracing.",
-                       "A multi-GPU cluster.", "X-ray images."])
-    assert index.having(frozenset({"kv", "cache", "eviction"})) == {0, 1}
-    assert index.having(frozenset({"kv", "cache"}), literal=True) == {0, 1}
-    assert index.having(frozenset({"kv-cache"})) == {0}  # the compound still needs the compound
-    assert index.having(content_words("convex optimization", STOP)) == {4}  # non-convex is not convex
-    assert index.having(frozenset({"ray"})) == {5}  # "ray" written, not read out of "X-ray"
-    assert index.having(frozenset({"x-ray"})) == {5, 7}
-    assert index.having(content_words("GPU cluster", STOP)) == {6}
 
 
 def test_named_groups_use_the_acronym_form():
@@ -572,15 +479,9 @@ def test_a_free_label_does_not_hide_the_word_it_goes_without():
 
 
 def test_an_of_phrase_needs_a_word_that_is_not_a_stop_word_as_written():
-    from pipeline.topics.label import _of_phrase
+    from pipeline.topics.label import of_phrase
 
     sample = [f"Study {i}. We know perhaps of things here, and perhaps of things there." for i in range(4)]
-    assert _of_phrase("things", sample) == "perhaps of things"
+    assert of_phrase("things", sample) == "perhaps of things"
     # "perhaps" is the stop word; its crude singular "perhap" is not
-    assert _of_phrase("things", sample, frozenset({"perhaps"})) is None
-
-
-def test_a_free_word_does_not_contain_the_word_it_goes_without():
-    index = WordIndex(["Lock-free queues scale.", "Queues with locks stall.", "A KV-cache grows."])
-    assert index.having(frozenset({"lock"})) == {1}  # "lock-free" is not "lock"
-    assert index.having(frozenset({"kv", "cache"})) == {2}  # "KV-cache" is "KV cache"
+    assert of_phrase("things", sample, frozenset({"perhaps"})) is None

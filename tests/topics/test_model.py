@@ -6,7 +6,9 @@ import importlib.machinery
 import numpy as np
 import pytest
 from pipeline.config import TopicsConfig
-from pipeline.topics.model import ThemeModel, bound_sizes, reassign_outliers, scaled
+from pipeline.topics.clustering import LAYOUTS, layout_seeds, scaled, umap_class
+from pipeline.topics.model import Naming, Placement, ThemeModel, central, consolidate, links
+from pipeline.topics.placement import bound_sizes, reassign_outliers
 
 CFG = TopicsConfig()
 
@@ -108,17 +110,15 @@ def test_one_paper_is_one_theme():
 def test_small_data_umap_builds_the_same_neighbour_graph_as_umap_itself():
     from umap import UMAP
 
-    from pipeline.topics.model import _umap_class
-
     rng = np.random.default_rng(3)
     points = rng.normal(size=(300, 16)).astype(np.float32)
     kwargs = dict(n_neighbors=10, n_components=2, min_dist=0.0, random_state=7, metric="euclidean")
-    ours = _umap_class()(**kwargs)
+    ours = umap_class()(**kwargs)
     layout = ours.fit_transform(points)
     reference = UMAP(**kwargs).fit(points)
     assert ours.precomputed_ and ours.metric == "euclidean"
     assert abs(ours.graph_ - reference.graph_).max() < 1e-4
-    assert np.array_equal(layout, _umap_class()(**kwargs).fit_transform(points))
+    assert np.array_equal(layout, umap_class()(**kwargs).fit_transform(points))
     with pytest.raises(NotImplementedError, match="only the papers it was fitted on"):
         ours.transform(points[:5])
 
@@ -141,63 +141,56 @@ def test_outliers_do_not_push_a_theme_past_the_size_bound():
     assert asked == [[4, 5], [5]]
 
 
+def _placed(centroids: np.ndarray, topics: np.ndarray) -> Placement:
+    """A placement of ``topics`` (every paper clustered) around ``centroids``."""
+    ids = np.arange(len(centroids))
+    return Placement(topics.copy(), topics, ids, np.asarray(centroids, dtype=np.float32), np.ones(len(topics)),
+                     {int(t): int((topics == t).sum()) for t in ids}, {})
+
+
+def _named(faithful: dict, support: dict) -> Naming:
+    return Naming({t: f"theme {t}" for t in faithful}, {t: "" for t in faithful}, support, faithful)
+
+
 def test_themes_that_cannot_be_named_merge_into_a_neighbour_or_dissolve():
-    model = ThemeModel(CFG)
-    model.topic_ids_ = np.array([0, 1, 2, 3])
-    model.centroids_ = np.eye(4, dtype=np.float32) + np.array([[0, 0.5, 0, 0], [0.5, 0, 0, 0], [0, 0, 0, 0.2], [0, 0, 0.2, 0]])
-    model.centroids_ /= np.linalg.norm(model.centroids_, axis=1, keepdims=True)
-    model.topics_ = np.array([0] * 5 + [1] * 3 + [2] * 6 + [3] * 2)
-    model.core_ = np.ones(16, dtype=bool)
-    model.sizes_by_topic_ = {0: 5, 1: 3, 2: 6, 3: 2}
-    model.label_faithful_ = {0: True, 1: False, 2: True, 3: True}
-    model.label_support_ = {0: 0.5, 1: 0.4, 2: 0.6, 3: 0.05}
-    model.max_theme_size_ = 8
-    model.merged_ = []
-    core = model._consolidate()
+    centroids = np.eye(4, dtype=np.float32) + np.array([[0, 0.5, 0, 0], [0.5, 0, 0, 0], [0, 0, 0, 0.2], [0, 0, 0.2, 0]])
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    placement = _placed(centroids, np.array([0] * 5 + [1] * 3 + [2] * 6 + [3] * 2))
+    naming = _named({0: True, 1: False, 2: True, 3: True}, {0: 0.5, 1: 0.4, 2: 0.6, 3: 0.05})
+    core, merged = consolidate(placement, naming, bound=8, floor=0.10)
     # theme 3 (support below 0.10) joins its nearest theme 2 (6 + 2 <= 8); theme 1 (unfaithful) joins 0
-    assert core.tolist() == [0] * 8 + [2] * 8 and model.merged_ == [(3, 2), (1, 0)]
-    model.max_theme_size_ = 4  # now neither fits anywhere: both dissolve into outliers
-    model.merged_ = []
-    core = model._consolidate()
-    assert (core[5:8] == -1).all() and (core[14:] == -1).all() and model.merged_ == [(3, -1), (1, -1)]
-    model.label_faithful_, model.label_support_ = {t: True for t in range(4)}, {t: 0.5 for t in range(4)}
-    assert model._consolidate() is None
+    assert core.tolist() == [0] * 8 + [2] * 8 and merged == [(3, 2), (1, 0)]
+    core, merged = consolidate(placement, naming, bound=4, floor=0.10)  # neither fits anywhere: both dissolve
+    assert (core[5:8] == -1).all() and (core[14:] == -1).all() and merged == [(3, -1), (1, -1)]
+    assert consolidate(placement, _named(dict.fromkeys(range(4), True), dict.fromkeys(range(4), 0.5)), 8, 0.10) is None
 
 
 
 def test_with_a_graph_a_theme_that_cannot_be_named_joins_the_theme_it_is_most_linked_to():
     from scipy import sparse
 
-    model = ThemeModel(CFG)
-    model.topic_ids_ = np.array([0, 1, 2])
     # theme 2's centroid lies nearest theme 0's, but its papers are linked to theme 1's
-    model.centroids_ = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.44]], dtype=np.float32)
-    model.topics_ = np.array([0] * 4 + [1] * 4 + [2] * 2)
-    model.core_ = np.ones(10, dtype=bool)
-    model.sizes_by_topic_ = {0: 4, 1: 4, 2: 2}
-    model.label_faithful_ = {0: True, 1: True, 2: False}
-    model.label_support_ = {0: 0.5, 1: 0.5, 2: 0.5}
-    model.max_theme_size_, model.merged_ = 10, []
+    placement = _placed(np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.44]]), np.array([0] * 4 + [1] * 4 + [2] * 2))
+    naming = _named({0: True, 1: True, 2: False}, {0: 0.5, 1: 0.5, 2: 0.5})
     edges = [(8, 4), (8, 5), (9, 6), (9, 0)]
     rows, cols = zip(*edges)
-    model._graph = sparse.csr_matrix((np.ones(4), (rows, cols)), shape=(10, 10))
-    model._graph = (model._graph + model._graph.T).tocsr()
-    assert model._consolidate().tolist() == [0] * 4 + [1] * 6 and model.merged_ == [(2, 1)]
-    model._graph, model.merged_ = sparse.csr_matrix((10, 10)), []  # linked to no theme: the nearest centroid
-    assert model._consolidate().tolist() == [0] * 4 + [1] * 4 + [0] * 2 and model.merged_ == [(2, 0)]
-    model._graph, model.merged_ = None, []  # without one: the nearest centroid
-    assert model._consolidate().tolist() == [0] * 4 + [1] * 4 + [0] * 2 and model.merged_ == [(2, 0)]
+    graph = sparse.csr_matrix((np.ones(4), (rows, cols)), shape=(10, 10))
+    graph = (graph + graph.T).tocsr()
+    core, merged = consolidate(placement, naming, 10, 0.10, links(graph, placement))
+    assert core.tolist() == [0] * 4 + [1] * 6 and merged == [(2, 1)]
+    core, merged = consolidate(placement, naming, 10, 0.10, links(sparse.csr_matrix((10, 10)), placement))
+    assert core.tolist() == [0] * 4 + [1] * 4 + [0] * 2 and merged == [(2, 0)]  # linked to no theme: nearest centroid
+    core, merged = consolidate(placement, naming, 10, 0.10)  # without a graph: the nearest centroid
+    assert core.tolist() == [0] * 4 + [1] * 4 + [0] * 2 and merged == [(2, 0)]
 
 
 def test_a_leiden_themes_keywords_come_from_its_most_central_papers():
     from pipeline.topics.model import KEYWORD_CORE
 
-    model = ThemeModel(CFG)
-    model.similarity_ = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.95, 0.2, 0.3, 0.4, 0.5])
+    similarity = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.95, 0.2, 0.3, 0.4, 0.5])
     core = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1])
-    central = model._central(core)
     assert KEYWORD_CORE == 0.6  # three of five papers
-    assert central.tolist() == [0, 0, 0, -1, -1, -1, 1, -1, 1, 1, -1]
+    assert central(core, similarity).tolist() == [0, 0, 0, -1, -1, -1, 1, -1, 1, 1, -1]
 
 
 @pytest.mark.parametrize("clustering", ["leiden", "hdbscan"])
@@ -210,28 +203,18 @@ def test_both_clusterings_find_the_three_themes(clustering):
 
 
 def test_consolidation_never_merges_a_theme_into_itself_nor_dissolves_the_last_one():
-    model = ThemeModel(CFG)
-    model.topic_ids_ = np.array([0, 1])
-    model.centroids_ = np.array([[1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
-    model.topics_ = np.array([0] * 5 + [1] * 5)
-    model.core_ = np.ones(10, dtype=bool)
-    model.sizes_by_topic_ = {0: 5, 1: 5}
-    model.label_faithful_ = {0: False, 1: False}
-    model.label_support_ = {0: 0.5, 1: 0.5}
-    model.max_theme_size_, model.merged_ = 10, []
-    core = model._consolidate()  # theme 0 joins theme 1; theme 1 took it, so it stays
-    assert core.tolist() == [1] * 10 and model.merged_ == [(0, 1)]
-    model.max_theme_size_, model.merged_ = 8, []
-    core = model._consolidate()  # no room: theme 0 dissolves, theme 1 is the last one and stays
-    assert core.tolist() == [-1] * 5 + [1] * 5 and model.merged_ == [(0, -1)]
+    placement = _placed(np.array([[1.0, 0.0], [0.6, 0.8]]), np.array([0] * 5 + [1] * 5))
+    naming = _named({0: False, 1: False}, {0: 0.5, 1: 0.5})
+    core, merged = consolidate(placement, naming, 10, 0.10)  # theme 0 joins theme 1; theme 1 took it, so it stays
+    assert core.tolist() == [1] * 10 and merged == [(0, 1)]
+    core, merged = consolidate(placement, naming, 8, 0.10)  # no room: theme 0 dissolves, theme 1 is the last one
+    assert core.tolist() == [-1] * 5 + [1] * 5 and merged == [(0, -1)]
 
 
 def test_numba_caching_never_shares_code_between_a_serial_and_a_parallel_twin():
     from umap import layouts
 
-    from pipeline.topics.model import _umap_class
-
-    _umap_class()
+    umap_class()
     serial = layouts._nb_optimize_layout_euclidean_single_epoch
     parallel = layouts._nb_optimize_layout_euclidean_single_epoch_parallel
     assert serial.py_func is parallel.py_func and parallel.targetoptions.get("parallel")
@@ -330,13 +313,13 @@ def stand_in_cuml(monkeypatch):
 
 @pytest.mark.parametrize("clustering", ["leiden", "hdbscan"])
 def test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls(stand_in_cuml, monkeypatch, clustering):
-    from pipeline.topics import model as model_module
+    from pipeline.topics import clustering as model_module
 
-    monkeypatch.setattr(model_module, "_cuda_visible", lambda: True)
+    monkeypatch.setattr(model_module, "cuda_visible", lambda: True)
     docs, vectors, truth = corpus()
     fitted = ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
     names = sorted(name for name, _ in stand_in_cuml)
-    assert names == (["UMAP"] * CFG.graph_layouts if clustering == "leiden" else ["HDBSCAN", "UMAP"])
+    assert names == (["UMAP"] * LAYOUTS if clustering == "leiden" else ["HDBSCAN", "UMAP"])
     assert all(kwargs["output_type"] == "numpy" and "core_dist_n_jobs" not in kwargs for _, kwargs in stand_in_cuml)
     umap_kwargs = next(kwargs for name, kwargs in stand_in_cuml if name == "UMAP")
     assert umap_kwargs["random_state"] == CFG.seed and umap_kwargs["n_components"] == CFG.n_components
@@ -344,12 +327,12 @@ def test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls(stand_in_cuml, monkeypat
 
 
 def test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu(stand_in_cuml, monkeypatch):
-    from pipeline.topics import model as model_module
+    from pipeline.topics import clustering as model_module
 
-    monkeypatch.setattr(model_module, "_cuda_visible", lambda: False)  # cuML installed, no device: "auto" is the CPU
+    monkeypatch.setattr(model_module, "cuda_visible", lambda: False)  # cuML installed, no device: "auto" is the CPU
     docs, vectors, _ = corpus()
     ThemeModel(dataclasses.replace(CFG, clustering="hdbscan")).fit(docs, vectors)
-    monkeypatch.setattr(model_module, "_cuda_visible", lambda: True)
+    monkeypatch.setattr(model_module, "cuda_visible", lambda: True)
     ThemeModel(dataclasses.replace(CFG, clustering="hdbscan", clustering_device="cpu")).fit(docs, vectors)
     assert stand_in_cuml == []
     assert model_module.on_gpu("cuda") and not model_module.on_gpu("cpu")
@@ -359,7 +342,7 @@ def test_clustering_on_cuda_without_cuml_is_a_clear_error(monkeypatch):
     import importlib.util
 
     from pipeline.config import ConfigError
-    from pipeline.topics.model import on_gpu
+    from pipeline.topics.clustering import on_gpu
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "cuml" else real(name, *a))
@@ -371,10 +354,10 @@ def test_clustering_on_cuda_without_cuml_is_a_clear_error(monkeypatch):
 
 
 def test_the_layouts_have_seeds_of_their_own_that_the_next_seed_does_not_share():
-    seeds = ThemeModel(dataclasses.replace(CFG, seed=42, graph_layouts=3))._layout_seeds()
-    after = ThemeModel(dataclasses.replace(CFG, seed=43, graph_layouts=3))._layout_seeds()
-    assert seeds[0] == 42 and len(set(seeds)) == 3 and not set(seeds) & set(after)
-    assert ThemeModel(dataclasses.replace(CFG, graph_layouts=1))._layout_seeds() == [CFG.seed]
+    from pipeline.topics.clustering import LAYOUTS
+
+    seeds, after = layout_seeds(42), layout_seeds(43)
+    assert LAYOUTS == 3 and seeds[0] == 42 and len(set(seeds)) == 3 and not set(seeds) & set(after)
 
 
 def test_the_layouts_neighbour_graphs_are_averaged_into_the_graph():
@@ -395,66 +378,17 @@ def test_the_layouts_neighbour_graphs_are_averaged_into_the_graph():
     np.testing.assert_allclose(fitted.graph_.toarray(), expected.toarray(), rtol=1e-6)
 
 
-def _forced(monkeypatch, core: np.ndarray) -> None:
-    """ThemeModel's clustering replaced by ``core``, its graph the vectors' 10-nearest-neighbour graph."""
-    from pipeline.topics.graph import neighbour_graph
-
-    def cluster(self, docs, embeddings):
-        self._graph = neighbour_graph(embeddings, 10)
-        return core.copy(), None
-
-    monkeypatch.setattr(ThemeModel, "_cluster", cluster)
-
-
-def _written_groups(texts: list[str], seed: int, per_group: int = 30) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """``per_group`` papers written from each of ``texts`` ("{i}" numbers them), each group a tight
-    blob of unit vectors around its own centre; and each paper's group."""
-    rng = np.random.default_rng(seed)
-    centers = rng.normal(size=(len(texts), 32))
-    docs = [text.format(i=i) for text in texts for i in range(per_group)]
-    truth = np.repeat(np.arange(len(texts)), per_group)
-    vectors = (centers[truth] + 0.05 * rng.normal(size=(len(truth), 32))).astype(np.float32)
-    return docs, vectors / np.linalg.norm(vectors, axis=1, keepdims=True), truth
-
-
-def test_a_theme_whose_papers_come_apart_into_better_named_parts_is_split(monkeypatch):
-    texts = ["MoE training run {i}. We speed up MoE training with expert parallelism across GPUs.",
-             "MoE serving system {i}. We cut MoE serving latency with expert offloading.",
-             "Federated learning round {i}. Federated learning clients average their models."]
-    docs, vectors, truth = _written_groups(texts, seed=3)
-    _forced(monkeypatch, np.where(truth == 2, 1, 0))  # MoE training and serving clustered as one theme
-    cfg = dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0, split_themes=True)
-    model = ThemeModel(cfg).fit(docs, vectors)
-    assert len(model.split_) == 1 and len(model.topic_ids_) == 3
-    assert all(len(set(truth[model.topics_ == t])) == 1 for t in model.topic_ids_)
-    assert {model.labels_[t] for t in model.topic_ids_} == {"MoE training", "MoE serving", "Federated learning"}
-    unsplit = ThemeModel(dataclasses.replace(cfg, split_themes=False)).fit(docs, vectors)
-    assert unsplit.split_ == [] and len(unsplit.topic_ids_) == 2
-
-
-def test_a_theme_whose_parts_say_the_same_is_not_split(monkeypatch):
-    # three groups of vectors, but the first two write alike
-    texts = ["Expert parallelism study {i}. MoE expert parallelism with all-to-all communication.",
-             "Expert parallelism study {i}. MoE expert parallelism with all-to-all communication.",
-             "Federated learning round {i}. Federated learning clients average their models."]
-    docs, vectors, truth = _written_groups(texts, seed=4)
-    _forced(monkeypatch, np.where(truth == 2, 1, 0))
-    model = ThemeModel(dataclasses.replace(CFG, min_cluster_size=10, consolidation_rounds=0,
-                                           split_themes=True)).fit(docs, vectors)
-    assert model.split_ == [] and len(model.topic_ids_) == 2  # the parts' labels cover no more of their papers
-
-
 def test_a_cuml_that_cannot_be_imported_leaves_auto_on_the_cpu(monkeypatch):
     import importlib.util
     import sys
 
-    from pipeline.topics import model as model_module
+    from pipeline.topics import clustering as model_module
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",  # found on disk, but its import fails
                         lambda name, *a: importlib.machinery.ModuleSpec("cuml", None) if name == "cuml" else real(name, *a))
     monkeypatch.setitem(sys.modules, "cuml", None)
-    monkeypatch.setattr(model_module, "_cuda_visible", lambda: True)
+    monkeypatch.setattr(model_module, "cuda_visible", lambda: True)
     assert model_module.on_gpu("auto") is False and model_module.on_gpu("cuda") is True
 
 

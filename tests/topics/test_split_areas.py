@@ -157,7 +157,7 @@ def test_a_sampled_refit_moves_papers_outside_the_sample_into_a_theme_found_new(
     assert (truth[outside] == 2).sum() > 10  # the third group has papers outside the sample
     before = np.array([lumped[p] for p in ids])
     assert (result.topics[two] == before[two]).all()  # the first two groups' papers keep their themes
-    relations = {row["relation"] for row in result.lineage if row["to_topic"] == third[0]}
+    relations = {row.relation for row in result.lineage if row.to_topic == third[0]}
     assert third[0] != -1 and relations and relations <= {"new", "split"}
 
 
@@ -198,7 +198,7 @@ def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
     again = fit(docs, vectors, ids, cfg, "test", first.state, dict(zip(ids, before.tolist())))
     assert set(first.state.ids.tolist()) <= set(again.state.ids.tolist())
     assert (again.topics[keep] == small).all()
-    assert not any(row["relation"] == "retired" for row in again.lineage)
+    assert not any(row.relation == "retired" for row in again.lineage)
     centroid = vectors[keep].mean(axis=0)  # centred on both its papers, not on the one sampled
     np.testing.assert_allclose(again.state.centroids[again.state.ids.tolist().index(small)],
                                centroid / np.linalg.norm(centroid), atol=1e-5)

@@ -187,6 +187,15 @@ def test_the_automatic_refit_comes_when_the_themes_are_old_enough(cleaned, hash_
     assert topics.run(off, embedder=hash_embedder).stage == "topics (update)"
 
 
+def kept_placed(new, old, fitted, lineage, cfg, previous, vectors):
+    """``fitting.keep_placed`` on lineage rows written as dicts, as a tuple: assignment, lineage,
+    changed themes, receiving themes, revived themes."""
+    from pipeline.topics.state import Change
+
+    kept = fitting.keep_placed(new, old, fitted, [Change(**row) for row in lineage], cfg, previous, vectors)
+    return kept.topics, kept.lineage, kept.changed, kept.receiving, kept.revived
+
+
 def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
     import numpy as np
 
@@ -208,22 +217,22 @@ def test_a_refit_moves_placed_papers_only_into_new_or_split_themes():
     vectors = np.tile(np.float32([0, 0, 1, 0]), (len(old), 1))
     vectors[(old == 1) & (new == 5)] = [1, 0, 0, 0]
     vectors[(old == 1) & (new == 1)] = [0, 1, 0, 0]
-    out, rows, changed, receiving, revived = fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(),
+    out, rows, changed, receiving, revived = kept_placed(new, old, fitted, lineage, TopicsConfig(),
                                                                   previous, vectors)
     # 0 -> 1 between persisting themes: stays; 1 -> 5 (split off 1): moves; 0 -> 5: stays; 2 persists
     assert out.tolist() == [0, 0, 5, 1, 0, 5, 2, 2] + [5] * 10
     assert fitted.ids.tolist() == [0, 1, 2, 5] and fitted.labels[2] == "c"
-    assert {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows} == {
+    assert {(r.from_topic, r.to_topic, r.relation) for r in rows} == {
         (0, 0, "same"), (1, 1, "same"), (2, 2, "same"), (1, 5, "split")}
     assert {2, 5} <= changed
     # only theme 1's papers may move into 5 (split off 1); theme 2 came back as it was
     assert receiving == {5: {1}} and revived == {2}
     # a new theme left too small is dropped (its papers unassigned until recentred)
     fitted = state_of([0, 1, 5], ["a", "b", "e"])
-    out, rows, _, receiving, _ = fitting._keep_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous,
+    out, rows, _, receiving, _ = kept_placed(new[:8], old[:8], fitted, lineage, TopicsConfig(), previous,
                                                       vectors[:8])
     assert 5 not in out.tolist() and 5 not in fitted.ids.tolist() and receiving == {}
-    assert all(r["to_topic"] != 5 for r in rows)
+    assert all(r.to_topic != 5 for r in rows)
 
 
 def test_a_refit_that_only_recuts_a_theme_moves_none_of_its_papers():
@@ -247,12 +256,12 @@ def test_a_refit_that_only_recuts_a_theme_moves_none_of_its_papers():
     def refit(vectors):
         fitted = topics.State(ids=np.array([0, 1, 5]), centroids=centroids.copy(), words={t: [] for t in (0, 1, 5)},
                               labels={0: "a", 1: "b", 5: "e"}, embedder="x", next_id=6, fitted_at="")
-        return fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous, vectors), fitted
+        return kept_placed(new, old, fitted, lineage, TopicsConfig(), previous, vectors), fitted
 
     (out, rows, _, receiving, _), fitted = refit(vectors)
     assert out.tolist() == old.tolist()  # nobody moved; theme 5, left empty, is dropped
     assert 5 not in fitted.ids.tolist() and receiving == {}
-    assert all(r["relation"] == "same" for r in rows)
+    assert all(r.relation == "same" for r in rows)
     # unless theme 1 has outgrown the size bound of a fit: then it is cut where the refit cuts it
     small_bound = TopicsConfig(max_theme_share=0.01)  # 50 papers at the least (MIN_THEME_BOUND)
     assert (old == 1).sum() <= 50
@@ -260,13 +269,13 @@ def test_a_refit_that_only_recuts_a_theme_moves_none_of_its_papers():
                           labels={0: "a", 1: "b", 5: "e"}, embedder="x", next_id=6, fitted_at="")
     many = np.concatenate([old, np.ones(40, int)]), np.concatenate([new, np.ones(40, int)])
     grown = np.vstack([vectors, np.tile(np.float32([0, 1, 0, 0]), (40, 1))])
-    out, *_ = fitting._keep_placed(many[1], many[0], fitted, lineage, small_bound, previous, grown)
+    out, *_ = kept_placed(many[1], many[0], fitted, lineage, small_bound, previous, grown)
     assert (out == 5).sum() == 12
     # the same cut where the part that leaves is written otherwise is a split
     vectors[20:] = np.float32([0, 0, 1, 0])
     (out, rows, _, receiving, _), fitted = refit(vectors)
     assert out.tolist() == new.tolist() and receiving == {5: {1}}
-    assert (1, 5, "split") in {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows}
+    assert (1, 5, "split") in {(r.from_topic, r.to_topic, r.relation) for r in rows}
 
 
 def test_a_refit_refuses_a_re_cut_flow_by_flow():
@@ -296,11 +305,11 @@ def test_a_refit_refuses_a_re_cut_flow_by_flow():
                    for t in (0, 1)] + rule
         fitted = topics.State(ids=np.array([0, 1, 5]), centroids=centroids.copy(), words={t: [] for t in (0, 1, 5)},
                               labels={0: "a", 1: "b", 5: "e"}, embedder="x", next_id=6, fitted_at="")
-        out, rows, _, receiving, _ = fitting._keep_placed(new, old, fitted, lineage, TopicsConfig(), previous,
+        out, rows, _, receiving, _ = kept_placed(new, old, fitted, lineage, TopicsConfig(), previous,
                                                           vectors)
         assert out.tolist() == [0] * 20 + [1] * 8 + [5] * 12, relation
         assert receiving == {5: {1}}, relation
-        kept = {(r["from_topic"], r["to_topic"], r["relation"]) for r in rows}
+        kept = {(r.from_topic, r.to_topic, r.relation) for r in rows}
         assert (0, 5, "split") not in kept
         assert ((1, 5, "split") in kept) == (relation == "split")
 
@@ -441,57 +450,3 @@ def test_a_corpus_above_the_sample_bound_is_fitted_on_a_sample_and_every_paper_p
     assert tables(other)[0]["topic"].to_dict() != doc_topics["topic"].to_dict()
 
 
-def test_a_theme_is_outgrown_when_an_update_takes_it_past_the_size_bound():
-    import numpy as np
-
-    from pipeline.topics.stage import _outgrown
-
-    # 1,000 papers before (bound 50): theme 0 held 50, theme 1 already 60; 1,100 after (bound 55)
-    before = {f"p{i}": 0 if i < 50 else 1 if i < 110 else 3 for i in range(1000)}
-    after = np.array([0] * 60 + [1] * 70 + [2] * 56 + [3] * 914)
-    assert _outgrown(before, after, TopicsConfig()) == [0, 2]  # 1 was past it before; 2 was born past it
-    assert _outgrown(before, after, TopicsConfig(max_theme_share=0.9)) == []
-
-
-def test_an_update_that_outgrows_the_bound_is_followed_by_a_refit(cleaned, hash_embedder, monkeypatch):
-    from pipeline.topics import fitting as fitting_module
-    from pipeline.topics import stage
-
-    papers = read_table(cleaned.paths.papers, Papers)
-    last = papers["week"].max()
-
-    def fit_before_last(cfg):
-        write_table(papers[papers["week"] < last], cleaned.paths.papers, Papers)
-        topics.run(cfg, refit=True, embedder=hash_embedder)
-        write_table(papers, cleaned.paths.papers, Papers)
-
-    seen, bases = {}, []
-
-    def outgrown(previous_topics, assigned, cfg):  # the update's theme 0 passed the bound
-        seen["assigned"] = len(assigned)
-        return [0]
-
-    real_fit = fitting_module.fit
-
-    def spy(*args, **kwargs):
-        bases.append(args[6])  # previous_topics the refit starts from
-        return real_fit(*args, **kwargs)
-
-    monkeypatch.setattr(stage, "_outgrown", outgrown)
-    monkeypatch.setattr(stage, "fit", spy)
-    # off (the default), or within a pool window of the last fit: an update, no refit
-    for cfg in (cleaned, dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=True))):
-        fit_before_last(cfg)
-        bases.clear()
-        assert topics.run(cfg, embedder=hash_embedder).stage == "topics (update)" and not bases
-    assert not seen or seen["assigned"] == len(papers)
-    on = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, refit_oversize=True, emerge_window=1))
-    fit_before_last(on)
-    bases.clear()
-    assert topics.run(on, embedder=hash_embedder).stage == "topics (refit)"
-    # the refit starts from the store as the update left it: this week's papers are placed in it
-    this_week = set(papers.loc[papers["week"] == last, "paper_id"])
-    assert len(bases) == 1 and this_week <= set(bases[0]) and any(bases[0][p] >= 0 for p in this_week)
-    assert topics.State.load(cleaned.paths.models / "topics").fitted_week == last
-    _, _, lineage = tables(cleaned)
-    assert ((lineage["mode"] == "refit") & (lineage["week"] == last)).any()
