@@ -14,8 +14,7 @@ cleaned once into --work):
    ``topics`` run (a weekly update).
 
 After each week: for each planted set, the share of its papers that sit in themes born in the
-stream (by an update, or cut by the refit an update leads to when it takes a theme past the size
-bound, ``refit_oversize``) and made mostly (>= 50 %) of that set, and whether such a theme's label
+stream (by an update, or by an automatic refit within the stream) and made mostly (>= 50 %) of that set, and whether such a theme's label
 names it (one of --field-words / --method-words); spurious births (themes born by an update mostly
 of unplanted papers); papers placed earlier that moved in an update (a refit's moves are counted
 apart); the unassigned share (the pool included); the share of the week's own
@@ -23,7 +22,7 @@ unplanted papers that are unassigned after its update (they wait in the pool: wh
 report cannot place yet); and the update's seconds.
 
     python benchmarks/emergence.py [--period h2] [--field-by-subject | --field-csdc] [--method-by-abstract]
-                                   [--sample-seed 1] [--set emerge_quantile=0.1 ...]
+                                   [--sample-seed 1] [--set emerge_window=6 ...]
 
 ``--field-by-subject`` plants, besides the audio-listed papers, every paper whose title names the
 subject (one of the field words; not "hate speech", "speech acts" and the like) and is not primarily
@@ -197,8 +196,7 @@ def main() -> None:
         lineage = read_table(cfg.paths.topic_lineage, TopicLineage)
         placed = before[before >= 0].index
         moved = int((now.loc[placed] != before.loc[placed]).sum())
-        # an update that takes a theme past the size bound is followed by a refit (refit_oversize),
-        # which may move placed papers: counted apart from the updates' moves
+        # an automatic refit (refit_every_weeks) may move placed papers: counted apart from the updates' moves
         refit = bool(((lineage["mode"] == "refit") & (lineage["week"] == week)).any())
         refit_moved += moved if refit else 0
         moved_total += 0 if refit else moved

@@ -83,7 +83,8 @@ def run_corpus(root: Path, k: int) -> dict:
     from pipeline.schemas import Papers
     from pipeline.topics import embed, paper_texts
     from pipeline.topics.embed import EmbeddingCache
-    from pipeline.topics.model import ThemeModel, scaled
+    from pipeline.topics.clustering import scaled
+    from pipeline.topics.model import ThemeModel
 
     cfg = config.load(root)
     papers = read_table(cfg.paths.papers, Papers)
