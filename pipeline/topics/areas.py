@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.label import Corpus as LabelCorpus
-from pipeline.topics.label import Embed
 from pipeline.topics.state import State
+from pipeline.topics.words import Corpus as LabelCorpus
+from pipeline.topics.words import Embed
 
 
 def n_areas(n_themes: int) -> int:

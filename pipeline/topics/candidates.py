@@ -30,8 +30,8 @@ import numpy as np
 
 from pipeline.topics.words import singular, support
 
-if TYPE_CHECKING:  # label.py calls these with its corpus; imported for the annotations only
-    from pipeline.topics.label import Corpus, Embed
+if TYPE_CHECKING:
+    from pipeline.topics.words import Corpus, Embed
 
 TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much more
 MIN_WORDS, MAX_WORDS = 2, 4

@@ -16,7 +16,8 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -347,3 +348,30 @@ def make_embedder(cfg: TopicsConfig) -> Embedder:
 def paper_texts(papers: pd.DataFrame) -> list[str]:
     """What is embedded and clustered: title, then abstract."""
     return (papers[Papers.title] + ". " + papers[Papers.abstract]).tolist()
+
+
+@dataclass(frozen=True)
+class PaperInputs:
+    """The papers as a fit or an update reads them: ids, texts (title and abstract), titles, weeks,
+    their vectors, and the embedding model's way in for label phrases."""
+
+    paper_ids: list[str]
+    texts: list[str]
+    titles: list[str]
+    weeks: list
+    embeddings: np.ndarray
+    embedded: int  # papers embedded in this run (the others came from the cache)
+    encode: Callable[[list[str]], np.ndarray]  # label phrases -> vectors, through a cache of their own
+    newest: str | None  # the newest week of the papers
+
+
+def paper_inputs(papers: pd.DataFrame, folder: Path, embedder: Embedder) -> PaperInputs:
+    """``papers`` embedded through the cache in ``folder``; label phrases are embedded through a
+    cache of their own, so a refit of papers seen before loads no model."""
+    texts = paper_texts(papers)
+    embeddings, embedded = EmbeddingCache(folder, embedder.identity).embed(texts, embedder)
+    phrases = EmbeddingCache(folder, f"{embedder.identity}-phrases")
+    weeks = papers[Papers.week]
+    return PaperInputs(papers[Papers.paper_id].tolist(), texts, papers[Papers.title].tolist(), weeks.tolist(),
+                       embeddings, embedded, lambda texts: phrases.embed(list(texts), embedder)[0],
+                       weeks.dropna().max() if weeks.notna().any() else None)

@@ -19,8 +19,8 @@ from pipeline.config import Config
 from pipeline.io import read_table, write_json
 from pipeline.schemas import DocTopics, Papers
 from pipeline.topics import embed, paper_texts
-from pipeline.topics.fitted import load_state
 from pipeline.topics.embed import Embedder, EmbeddingCache
+from pipeline.topics.fitted import load_state
 from pipeline.topics.metrics import agreement, label_measures, summary
 from pipeline.topics.vocabulary import stop_words
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.label import Embed
 from pipeline.topics.state import Assignment, Change, State, unique_label, utc_now
+from pipeline.topics.words import Embed
 
 log = logging.getLogger(__name__)
 

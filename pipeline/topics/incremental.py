@@ -15,8 +15,8 @@ from pipeline.config import TopicsConfig
 from pipeline.dates import week_label, week_monday
 from pipeline.topics import emerge
 from pipeline.topics.fitting import described
-from pipeline.topics.label import Embed
 from pipeline.topics.state import Assignment, Change, Forming, State, unique_label
+from pipeline.topics.words import Embed
 
 log = logging.getLogger(__name__)
 

@@ -35,9 +35,8 @@ from pipeline.topics.candidates import (
     unclaimed,
     verdicts,
 )
-from pipeline.topics.words import TOKEN_RE, WordIndex, parts_of, phrases, singular, support, word_of
+from pipeline.topics.words import TOKEN_RE, Corpus, Embed, parts_of, singular, support, word_of
 
-Embed = Callable[[list[str]], np.ndarray]  # texts -> one unit vector per text
 DESCRIPTION_PHRASES = 4
 
 
@@ -47,36 +46,6 @@ class Named:
     description: str
     support: float
     faithful: bool | None  # None when no embedder was given
-
-
-class Corpus:
-    """What naming needs of the papers, computed once and reused while themes are merged: the word
-    indexes of texts and titles, each text's phrases, the embeddings of phrases already judged, and
-    what was worked out for a group of papers named before (``memo``: its candidates, how its label
-    grows and is written, its acronym form, how many of its papers write a phrase, its description),
-    which depends only on the group's papers: a merging round changes a few themes, and the others
-    are not named again from scratch."""
-
-    def __init__(self, texts: Sequence[str], titles: Sequence[str], stop: frozenset[str]) -> None:
-        self.texts, self.titles, self.stop = texts, titles, stop
-        self.doc_index = WordIndex(texts)
-        self.title_index = WordIndex(titles, aliases=self.doc_index.aliases)
-        self.phrases = [phrases(text, stop) for text in texts]
-        self.vectors: dict[str, np.ndarray] = {}
-        self.memo: dict[tuple, object] = {}
-
-    def remembered(self, key: tuple, compute: Callable[[], object]):  # noqa: ANN201 - whatever compute returns
-        if key not in self.memo:
-            self.memo[key] = compute()
-        return self.memo[key]
-
-    def embed(self, embed: Embed, texts: list[str]) -> np.ndarray:
-        missing = [t for t in texts if t not in self.vectors]
-        if missing:
-            vectors = np.asarray(embed(missing), dtype=np.float32)
-            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-            self.vectors.update(zip(missing, vectors))
-        return np.stack([self.vectors[t] for t in texts])
 
 
 def name_groups(

@@ -28,8 +28,7 @@ import numpy as np
 
 from pipeline.config import TopicsConfig
 from pipeline.topics.clustering import Clustering, Sizes, cluster, scaled
-from pipeline.topics.label import Corpus as LabelCorpus
-from pipeline.topics.label import Embed, name_groups
+from pipeline.topics.label import name_groups
 from pipeline.topics.placement import (
     bound_sizes,
     centroids_of,
@@ -46,6 +45,8 @@ from pipeline.topics.vocabulary import (
     rerank_by_coverage,
     stop_words,
 )
+from pipeline.topics.words import Corpus as LabelCorpus
+from pipeline.topics.words import Embed
 
 log = logging.getLogger(__name__)
 

@@ -1,16 +1,17 @@
-"""The topics stage's tables from an ``Assignment``: ``doc_topics``, ``topic_info``, ``topic_tree``,
-and the reader of ``topic_lineage`` (which upgrades tables written by older versions)."""
+"""The topics stage's tables from an ``Assignment``: ``doc_topics``, ``topic_info``, ``topic_tree``
+and ``topic_lineage`` (whose reader upgrades tables written by older versions), written together."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pipeline.io import TableError, read_table
+from pipeline.io import TableError, read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
-from pipeline.topics.state import Assignment
+from pipeline.topics.state import Assignment, utc_now
 
 
 def doc_topics_table(paper_ids: list[str], result: Assignment) -> pd.DataFrame:
@@ -79,3 +80,35 @@ def read_lineage(path: Path) -> pd.DataFrame:
         for column in missing:
             frame[column] = "fit" if column == "mode" else None
         return TopicLineage.validate(frame[list(TopicLineage.to_schema().columns)])
+
+
+def lineage_table(path: Path, result: Assignment, newest: str | None) -> pd.DataFrame:
+    """The lineage so far (none before a fit) and the rows of this run, each dated by the run."""
+    lineage = read_lineage(path) if result.mode != "fit" else empty(TopicLineage)
+    if not result.lineage:
+        return lineage
+    run_at = result.state.fitted_at if result.mode != "update" else utc_now()
+    rows = [{"run": run_at, "mode": result.mode, **dataclasses.asdict(change), "week": change.week or newest}
+            for change in result.lineage]
+    return pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
+
+
+def write_tables(paths, papers: pd.DataFrame, result: Assignment, newest: str | None, n_keywords: int,  # noqa: ANN001
+                 n_representatives: int, stamp: str) -> None:
+    """The four tables of a run, each carrying ``stamp`` (the inputs' and the fit's fingerprint)."""
+    lineage = lineage_table(paths.topic_lineage, result, newest)
+    paper_ids = papers[Papers.paper_id].tolist()
+    write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=stamp)
+    write_table(topic_info_table(papers, result, n_keywords, n_representatives), paths.topic_info, TopicInfo,
+                fingerprint=stamp)
+    write_table(lineage, paths.topic_lineage, TopicLineage, fingerprint=stamp)
+    write_table(topic_tree_table(result), paths.topic_tree, TopicTree, fingerprint=stamp)
+
+
+def write_empty(paths, fp: str) -> None:  # noqa: ANN001 - Paths
+    """The tables of a corpus without papers: empty, the lineage kept."""
+    write_table(empty(DocTopics), paths.doc_topics, DocTopics, fingerprint=fp)
+    write_table(empty(TopicInfo), paths.topic_info, TopicInfo, fingerprint=fp)
+    write_table(empty(TopicTree), paths.topic_tree, TopicTree, fingerprint=fp)
+    if not paths.topic_lineage.exists():
+        write_table(empty(TopicLineage), paths.topic_lineage, TopicLineage, fingerprint=fp)

@@ -4,7 +4,6 @@ terms, c-TF-IDF keywords per theme, and their order by how many of the theme's p
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from pipeline.config import TopicsConfig

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 # a word of 2+ characters, or a letter joined by a hyphen ("X-ray", "k-means", "t-SNE": not "ray")
 TOKEN = r"(?u)\b[a-zA-Z](?:[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*|(?:-[a-zA-Z0-9]+)+)\b"
@@ -257,3 +259,36 @@ def phrases(text: str, stop: frozenset[str], n_max: int = 3) -> set[str]:
                 if all(keep[i : i + n]) and len(set(tokens[i : i + n])) == n:
                     out.add(" ".join(tokens[i : i + n]))
     return out
+
+
+Embed = Callable[[list[str]], np.ndarray]  # texts -> one unit vector per text
+
+
+class Corpus:
+    """What naming needs of the papers, computed once and reused while themes are merged: the word
+    indexes of texts and titles, each text's phrases, the embeddings of phrases already judged, and
+    what was worked out for a group of papers named before (``memo``: its candidates, how its label
+    grows and is written, its acronym form, how many of its papers write a phrase, its description),
+    which depends only on the group's papers: a merging round changes a few themes, and the others
+    are not named again from scratch."""
+
+    def __init__(self, texts: Sequence[str], titles: Sequence[str], stop: frozenset[str]) -> None:
+        self.texts, self.titles, self.stop = texts, titles, stop
+        self.doc_index = WordIndex(texts)
+        self.title_index = WordIndex(titles, aliases=self.doc_index.aliases)
+        self.phrases = [phrases(text, stop) for text in texts]
+        self.vectors: dict[str, np.ndarray] = {}
+        self.memo: dict[tuple, object] = {}
+
+    def remembered(self, key: tuple, compute: Callable[[], object]):  # noqa: ANN201 - whatever compute returns
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
+
+    def embed(self, embed: Embed, texts: list[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.vectors]
+        if missing:
+            vectors = np.asarray(embed(missing), dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            self.vectors.update(zip(missing, vectors))
+        return np.stack([self.vectors[t] for t in texts])

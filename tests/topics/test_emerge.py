@@ -92,6 +92,39 @@ def test_a_group_below_the_size_bound_is_forming_not_born(store):
     assert (result.topics[180:] == -1).all()
 
 
+def quantum_group(store: dict) -> tuple[np.ndarray, list[str]]:
+    """Twelve new papers on the store's fourth subject, a dense group far from every theme: born as
+    a theme in 2025-W05 with the default settings (``test_a_dense_group_far_from_every_theme_...``)."""
+    group = around(store["rng"], store["centres"][3], 12, spread=0.25)
+    texts = [f"Quantum annealing schedules, paper {i}. Quantum annealing schedules on hardware." for i in range(12)]
+    return group, texts
+
+
+def test_without_emerge_an_update_finds_no_new_theme(store):
+    import copy
+
+    group, texts = quantum_group(store)
+    assert arrive({**store, "state": copy.deepcopy(store["state"])}, group, texts, "2025-W05")[0].lineage
+    result, *_ = arrive(store, group, texts, "2025-W05", dataclasses.replace(TopicsConfig(), emerge=False))
+    assert result.lineage == [] and result.forming == [] and result.state.ids.tolist() == [0, 1, 2]
+
+
+def test_the_pool_reaches_back_emerge_window_weeks(store):
+    group, texts = quantum_group(store)
+    result, *_ = arrive(store, group, texts, "2025-W05", dataclasses.replace(TopicsConfig(), emerge_window=2))
+    [row] = result.lineage
+    assert row.relation == "new" and row.pool_start == "2025-W04"  # 2025-W02 with the default window of 4
+
+
+def test_a_group_smaller_than_emerge_min_size_is_forming_not_born(store):
+    group, texts = quantum_group(store)
+    cfg = dataclasses.replace(TopicsConfig(), emerge_min_size=13, max_outlier_share=0.2)
+    result, *_ = arrive(store, group, texts, "2025-W05", cfg)
+    assert result.lineage == [] and result.state.ids.tolist() == [0, 1, 2]
+    [forming] = result.forming
+    assert len(forming.rows) >= 10 and set(forming.rows.tolist()) <= set(range(180, 192))
+
+
 @pytest.mark.parametrize("novelty", [0.05, 0.2])
 def test_a_burst_of_papers_into_one_theme_waits_in_part_at_a_looser_novelty_bound(store, novelty):
     # ten new papers on one theme's subject and none on the others': at 0.2, from 2 of their 10

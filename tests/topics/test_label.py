@@ -113,7 +113,7 @@ def test_label_measures_support_and_duplicates():
 
 def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
     from pipeline.topics import label
-    from pipeline.topics.label import Corpus
+    from pipeline.topics.words import Corpus
 
     texts = [f"MoE serving {i}. Serving MoE experts with batching." for i in range(6)]
     texts += [f"KV cache reuse {i}. A KV cache shared across requests." for i in range(6)]
@@ -136,7 +136,7 @@ def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
 def test_a_corpus_names_only_the_texts_it_was_prepared_for():
     import pytest
 
-    from pipeline.topics.label import Corpus
+    from pipeline.topics.words import Corpus
 
     texts = [f"MoE serving {i}. Serving MoE experts." for i in range(6)]
     corpus = Corpus(texts, texts, STOP)
@@ -196,7 +196,8 @@ def test_an_acronym_and_its_words_are_one_label_not_two():
 
 def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
     from pipeline.topics.candidates import candidates_of
-    from pipeline.topics.label import Corpus, description
+    from pipeline.topics.label import description
+    from pipeline.topics.words import Corpus
 
     texts = [f"Personalized federated learning {i}. Personalized federated learning (PFL) builds on federated "
              f"learning (FL) with clients and personalization." for i in range(8)]
@@ -211,7 +212,8 @@ def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
 
 
 def test_a_label_takes_the_acronym_where_the_papers_write_it():
-    from pipeline.topics.label import Corpus, abbreviated
+    from pipeline.topics.label import abbreviated
+    from pipeline.topics.words import Corpus
 
     gpu = ["Graphics processing units (GPUs) run kernels.", "Graphics processing units (GPUs) again."]
     gpu += [f"Kernels on GPUs {i}. We tune GPUs and GPU memory." for i in range(6)]
@@ -229,7 +231,8 @@ def test_a_label_takes_the_acronym_where_the_papers_write_it():
 
 
 def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_that_word_before():
-    from pipeline.topics.label import Corpus, abbreviated
+    from pipeline.topics.label import abbreviated
+    from pipeline.topics.words import Corpus
 
     texts = ["Unmanned aerial vehicles (UAVs) fly.", "Unmanned aerial vehicles (UAVs) land."]
     texts += [f"UAVs {i}. The UAVs swarm." for i in range(6)]
@@ -264,7 +267,8 @@ def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_
 
 
 def test_the_acronym_takes_the_number_the_papers_write_and_a_stop_word_is_no_acronym():
-    from pipeline.topics.label import Corpus, abbreviated
+    from pipeline.topics.label import abbreviated
+    from pipeline.topics.words import Corpus
 
     moe = ["Mixture-of-experts (MoE) serving.", "Mixture-of-experts (MoE) layers."]
     moe += [f"MoEs {i}. Serving MoEs; MoE serving." for i in range(6)]  # MoEs written more than MoE
@@ -339,7 +343,7 @@ def test_named_groups_use_the_acronym_form():
 
 
 def test_the_floor_demotes_a_phrase_too_few_papers_write_word_for_word():
-    from pipeline.topics.label import Corpus
+    from pipeline.topics.words import Corpus
 
     # "RL training" scores best: every paper says reinforcement learning (= RL) and training; but only
     # two of ten write "RL" itself, under a floor of 0.3
@@ -410,7 +414,8 @@ def test_the_support_and_description_of_a_label_are_of_it_as_written():
 
 
 def test_a_phrase_that_writes_the_acronym_already_does_not_get_it_twice():
-    from pipeline.topics.label import Corpus, abbreviated
+    from pipeline.topics.label import abbreviated
+    from pipeline.topics.words import Corpus
 
     gpu = ["Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
     gpu += [f"GPU {i}. GPUs and GPUs." for i in range(6)]

@@ -354,9 +354,9 @@ def test_a_run_killed_part_way_is_never_taken_for_a_finished_one(cleaned, hash_e
     cleaned = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, bertopic_min_papers=0))
     topics.run(cleaned, embedder=hash_embedder)
     folder = cleaned.paths.models / "topics"
-    from pipeline.topics import stage
+    from pipeline.topics import tables as topic_tables
 
-    real_write = stage.write_table
+    real_write = topic_tables.write_table
 
     def killed_at_the_tree(df, path, *args, **kwargs):
         if path == cleaned.paths.topic_tree:
@@ -365,10 +365,10 @@ def test_a_run_killed_part_way_is_never_taken_for_a_finished_one(cleaned, hash_e
 
     # a refit of the same papers killed after the model and the first tables were written
     other = dataclasses.replace(cleaned, topics=dataclasses.replace(cleaned.topics, seed=7))
-    monkeypatch.setattr(stage, "write_table", killed_at_the_tree)
+    monkeypatch.setattr(topic_tables, "write_table", killed_at_the_tree)
     with pytest.raises(KeyboardInterrupt):
         topics.run(other, refit=True, embedder=hash_embedder)
-    monkeypatch.setattr(stage, "write_table", real_write)
+    monkeypatch.setattr(topic_tables, "write_table", real_write)
     result = topics.run(other, embedder=hash_embedder)
     assert result.ran and result.stage == "topics (update)"  # not "skipped" on half-written outputs
     state = topics.State.load(folder)
