@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from pipeline.config import ConfigError, TopicsConfig
 from pipeline.topics.graph import LeidenThemes, bound, consensus, leiden, neighbour_graph
 

@@ -165,7 +165,7 @@ def test_a_sampled_refit_keeps_the_areas_ids():
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit, sample_rows
+    from pipeline.topics.fitting import fit
     from tests.topics.test_model import corpus
 
     docs, vectors, _ = corpus(per_theme=60)
