@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
+from pipeline.topics.label import described
 from pipeline.topics.state import Assignment, Change, State, unique_label, utc_now
 from pipeline.topics.words import Embed
 
@@ -347,12 +348,3 @@ def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: Top
             state.centroids[j] = _unit(embeddings[members].mean(axis=0, keepdims=True))[0]
     topics[:], similarity = _join_nearest(state, topics, embeddings, cfg, candidates, nearest)
     return similarity
-
-
-def described(label: str, description: str) -> str:
-    """A description that starts with ``label`` (a refit may keep an old label over the new one)."""
-    phrases = description.split(" · ")
-    if phrases and phrases[0].lower() == label.lower():
-        return description
-    rest = [p for p in phrases[1:] if p.lower() != label.lower()]
-    return " · ".join([label[:1].lower() + label[1:] if label[1:2].islower() else label, *rest])

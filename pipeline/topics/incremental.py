@@ -14,7 +14,7 @@ import numpy as np
 from pipeline.config import TopicsConfig
 from pipeline.dates import week_label, week_monday
 from pipeline.topics import emerge
-from pipeline.topics.fitting import described
+from pipeline.topics.label import described
 from pipeline.topics.state import Assignment, Change, Forming, State, unique_label
 from pipeline.topics.words import Embed
 

@@ -353,3 +353,12 @@ def description(candidates: list[Candidate], label: Candidate | None, sample: Se
         says.append(mine | expand(parts_of(mine)))
         shown.append(form)
     return " · ".join(shown)
+
+
+def described(label: str, description: str) -> str:
+    """A description that starts with ``label`` (a refit may keep an old label over the new one)."""
+    phrases = description.split(" · ")
+    if phrases and phrases[0].lower() == label.lower():
+        return description
+    rest = [p for p in phrases[1:] if p.lower() != label.lower()]
+    return " · ".join([label[:1].lower() + label[1:] if label[1:2].islower() else label, *rest])
