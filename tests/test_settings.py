@@ -26,8 +26,8 @@ TESTED = {
     "threads": "tests/test_settings.py::test_the_embedding_settings_reach_the_model",
     "device": "tests/test_settings.py::test_the_embedding_settings_reach_the_model",
     "precision": "tests/test_settings.py::test_the_embedding_settings_reach_the_model",
-    "clustering": "tests/topics/test_model.py::test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls",
-    "clustering_device": "tests/topics/test_model.py::test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu",
+    "clustering": "tests/topics/test_clustering.py::test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls",
+    "clustering_device": "tests/topics/test_clustering.py::test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu",
     "graph_neighbors": "tests/test_settings.py::test_leiden_and_its_layouts_are_built_with_the_settings",
     "resolution": "tests/test_settings.py::test_leiden_and_its_layouts_are_built_with_the_settings",
     "n_neighbors": "tests/test_settings.py::test_umap_and_hdbscan_are_built_with_the_settings",
@@ -35,11 +35,11 @@ TESTED = {
     "bertopic_min_papers": "tests/topics/test_model.py::test_a_small_corpus_gets_the_same_themes_and_keywords_without_bertopic",
     "fit_sample_size": "tests/topics/test_split_areas.py::test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_bound",
     "cluster": "tests/test_settings.py::test_the_cluster_setting_sends_embedding_and_placement_to_the_cluster",
-    "min_cluster_size": "tests/topics/test_model.py::test_sizes_scale_with_the_corpus",
+    "min_cluster_size": "tests/topics/test_clustering.py::test_sizes_scale_with_the_corpus",
     "min_samples": "tests/test_settings.py::test_umap_and_hdbscan_are_built_with_the_settings",
     "max_theme_share": "tests/test_settings.py::test_max_theme_share_bounds_the_themes_that_placed_papers_fill",
     "min_label_support": "tests/topics/test_model.py::test_the_fit_names_its_themes_with_the_label_support_floor",
-    "max_outlier_share": "tests/topics/test_emerge.py::test_the_cap_on_unassigned_papers_places_scattered_pool_papers_before_a_forming_group",
+    "max_outlier_share": "tests/topics/test_update.py::test_the_cap_on_unassigned_papers_places_scattered_pool_papers_before_a_forming_group",
     "min_similarity": "tests/test_settings.py::test_min_similarity_decides_which_new_papers_join_a_theme",
     "ngram_max": "tests/test_settings.py::test_ngram_max_is_the_longest_keyword",
     "min_df": "tests/test_settings.py::test_min_df_leaves_rarer_terms_out_of_the_vocabulary",
@@ -48,11 +48,11 @@ TESTED = {
     "n_keywords": "tests/test_settings.py::test_topic_info_holds_n_keywords_and_n_representatives",
     "n_representatives": "tests/test_settings.py::test_topic_info_holds_n_keywords_and_n_representatives",
     "align_threshold": "tests/test_settings.py::test_align_threshold_decides_whether_a_refit_keeps_the_old_ids",
-    "refit_every_weeks": "tests/topics/test_stage.py::test_the_automatic_refit_comes_when_the_themes_are_old_enough",
+    "refit_every_weeks": "tests/topics/test_policy.py::test_decide",
     "refit_keeps_placed": "tests/test_settings.py::test_without_refit_keeps_placed_a_refit_moves_papers_placed_before",
-    "emerge": "tests/topics/test_emerge.py::test_without_emerge_an_update_finds_no_new_theme",
-    "emerge_window": "tests/topics/test_emerge.py::test_the_pool_reaches_back_emerge_window_weeks",
-    "emerge_min_size": "tests/topics/test_emerge.py::test_a_group_smaller_than_emerge_min_size_is_forming_not_born",
+    "emerge": "tests/topics/test_update.py::test_without_emerge_an_update_finds_no_new_theme",
+    "emerge_window": "tests/topics/test_update.py::test_the_pool_reaches_back_emerge_window_weeks",
+    "emerge_min_size": "tests/topics/test_update.py::test_a_group_smaller_than_emerge_min_size_is_forming_not_born",
 }
 
 
@@ -101,7 +101,7 @@ class RecordingModel:
         ones = torch.ones(len(texts), 2, dtype=torch.long)
         return {"input_ids": ones, "attention_mask": ones}
 
-    def __call__(self, **batch):  # noqa: ANN003, ANN204 - the last hidden state
+    def __call__(self, **batch):
         import torch
 
         self.autocast.append(torch.is_autocast_enabled("cpu"))
@@ -149,8 +149,8 @@ def built(monkeypatch):
 
     seen: dict[str, list[dict]] = {"UMAP": [], "HDBSCAN": [], "Leiden": []}
 
-    def recorded(name: str, real):  # noqa: ANN001, ANN202 - a class, and what builds it
-        def build(**kwargs):  # noqa: ANN003, ANN202
+    def recorded(name: str, real):
+        def build(**kwargs):
             seen[name].append(kwargs)
             return real(**kwargs)
 
@@ -297,7 +297,7 @@ def test_stop_words_stay_out_of_labels_and_keywords(first_fit):
 
     docs, vectors, _, ids, first = first_fit
 
-    def says_federated(state) -> bool:  # noqa: ANN001 - a State
+    def says_federated(state) -> bool:
         return any("federated" in text.lower() for text in [*state.labels.values(),
                                                             *(w for terms in state.words.values() for w, _ in terms)])
 
@@ -364,18 +364,18 @@ def test_the_cluster_setting_sends_embedding_and_placement_to_the_cluster(tmp_pa
     calls: list[str] = []
 
     class RightHere:
-        def map(self, fn, *iterables, pure=True):  # noqa: ANN001, ANN201
+        def map(self, fn, *iterables, pure=True):
             calls.append("map")
             return [fn(*args) for args in zip(*iterables)]
 
-        def submit(self, fn, *args, pure=True):  # noqa: ANN001, ANN201
+        def submit(self, fn, *args, pure=True):
             calls.append("submit")
             return fn(*args)
 
-        def scatter(self, data, broadcast=False):  # noqa: ANN001, ANN201
+        def scatter(self, data, broadcast=False):
             return list(data)
 
-        def gather(self, futures):  # noqa: ANN001, ANN201
+        def gather(self, futures):
             return list(futures)
 
         def close(self) -> None:
@@ -383,7 +383,7 @@ def test_the_cluster_setting_sends_embedding_and_placement_to_the_cluster(tmp_pa
 
     class Connected(distributed.Cluster):
         @property
-        def client(self):  # noqa: ANN202
+        def client(self):
             calls.append(self.address)
             self._client = self._client or RightHere()
             return self._client
