@@ -19,8 +19,11 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
     category a paper's theme tells; completeness: how much of the theme its category tells), the
     label measures (label accuracy: share of labels that,
     embedded with the papers' model, lie nearest their own theme; median and lowest label support:
-    share of a theme's papers containing every content word of its label; duplicate labels), and
-    stability: the ARI between fits with two different seeds.
+    share of a theme's papers containing every content word of its label; duplicate labels), each
+    label used as a reader uses it, as a search query (lexical F1 of the papers holding its words;
+    R-precision of the papers nearest its embedding), with what the best title phrase picked with
+    hindsight and the theme's own centroid reach, and stability: the ARI between fits with two
+    different seeds. Then each theme's label with its two figures, largest theme first.
 
     \b
     Example:
@@ -30,9 +33,15 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
         from pipeline.topics.evaluate import evaluate as score
 
         result = score(obj.config(), stability=not no_stability)
+        themes = result.pop("themes", [])
         width = max(len(k) for k in result)
         for key, value in result.items():
             click.echo(f"{key:<{width}}  {value}")
+        if themes:  # each label as a search query: its hits' F1, its embedding's R-precision
+            click.echo("\nlabel (papers)  lexical F1  R-precision  best title phrase (F1)")
+            for row in themes:
+                click.echo(f"{row['label']} ({row['papers']})  {row['lexical_f1']:.2f}  {row['r_precision']:.2f}  "
+                           f"{row['hindsight_phrase']} ({row['hindsight_f1']:.2f})")
 
     guard(obj, go)
 

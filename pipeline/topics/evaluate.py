@@ -21,7 +21,7 @@ from pipeline.schemas import DocTopics, Papers
 from pipeline.topics import embed, paper_texts
 from pipeline.topics.embed import Embedder, EmbeddingCache
 from pipeline.topics.fitted import load_state
-from pipeline.topics.metrics import agreement, label_measures, summary
+from pipeline.topics.metrics import agreement, hindsight, label_measures, r_precision, reader_measures, summary
 from pipeline.topics.vocabulary import stop_words
 
 
@@ -38,15 +38,17 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     result["largest_theme_share"] = float(sizes.max() / max(len(topics), 1))
     result["n_areas"] = len(state.area_labels)
     embedder = embedder or embed.make_embedder(cfg.topics)
+    stop = frozenset(stop_words(cfg.topics.stop_words))
     labels = label_measures(state.labels, topics, texts, state.centroids, state.ids.tolist(), embed=embedder.encode,
-                            stop=frozenset(stop_words(cfg.topics.stop_words)))
+                            stop=stop)
     result.update({k: v for k, v in labels.items() if k != "label_support"})
+    embeddings, _ = EmbeddingCache(paths.embeddings, embedder.identity).embed(texts, embedder)
+    result.update(as_reader(state, topics, texts, papers[Papers.title].tolist(), embeddings, embedder.encode, stop))
     floor = cfg.topics.min_label_support
     result[f"labels_below_{floor:.2f}_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < floor)
     if stability:
         from pipeline.topics.model import ThemeModel
 
-        embeddings, _ = EmbeddingCache(paths.embeddings, embedder.identity).embed(texts, embedder)
         start = time.perf_counter()
         titles = papers[Papers.title].tolist()
         fits = [ThemeModel(dataclasses.replace(cfg.topics, seed=s)).fit(texts, embeddings, titles=titles,
@@ -58,3 +60,38 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     result = {k: (round(v, 4) if isinstance(v, float) and not np.isnan(v) else v) for k, v in result.items()}
     write_json(result, paths.evaluation / "metrics.json")
     return result
+
+
+def as_reader(state, topics: np.ndarray, texts: list[str], titles: list[str], embeddings: np.ndarray,  # noqa: ANN001
+              encode, stop: frozenset[str]) -> dict:  # noqa: ANN001
+    """The labels used as a reader uses them, as search queries (``metrics.reader_measures``), with
+    what a label could reach for calibration: the best title phrase picked with hindsight, and the
+    theme's own centroid as the query. Per theme too, largest first."""
+    from pipeline.topics.words import WordIndex
+
+    ids = state.ids.tolist()
+    index = WordIndex(texts)
+    measured = reader_measures(state.labels, topics, texts, embeddings, ids, embed=encode, stop=stop, index=index)
+    best = hindsight(topics, titles, ids, index, stop)
+    best_r = dict(zip(ids, r_precision(np.asarray(encode([best[t][0] or state.labels[t] for t in ids])), ids, topics,
+                                       embeddings)))
+    centroid_r = dict(zip(ids, r_precision(state.centroids, ids, topics, embeddings)))
+    sizes = {t: int((topics == t).sum()) for t in ids}
+    median = lambda values: float(np.median(list(values))) if values else float("nan")  # noqa: E731
+    return {
+        "lexical_f1_median": measured["lexical_f1_median"],
+        "r_precision_median": measured["r_precision_median"],
+        "r_precision_under_0.25": measured["r_precision_under_0.25"],
+        "calibration": {
+            "hindsight_title_phrase": {"lexical_f1_median": median(f for _, f in best.values()),
+                                       "r_precision_median": median(best_r.values())},
+            "centroid": {"r_precision_median": median(centroid_r.values())},
+        },
+        "themes": [{"topic": t, "label": state.labels[t], "papers": sizes[t],
+                    "lexical_f1": round(measured["lexical_f1"][t], 3),
+                    "lexical_precision": round(measured["lexical_precision"][t], 3),
+                    "lexical_recall": round(measured["lexical_recall"][t], 3),
+                    "r_precision": round(measured["r_precision"][t], 3),
+                    "hindsight_phrase": best[t][0], "hindsight_f1": round(best[t][1], 3)}
+                   for t in sorted(ids, key=lambda t: (-sizes[t], t))],
+    }

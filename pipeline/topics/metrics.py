@@ -174,3 +174,96 @@ def label_measures(
         "duplicate_labels": sorted([labels[a], labels[b]] for a, b in pairs),
         "label_support": {t: round(v, 3) for t, v in per_theme.items()},
     }
+
+
+def reader_measures(labels: dict[int, str], topics: np.ndarray, texts: Sequence[str], embeddings: np.ndarray,
+                    ids: Sequence[int], *, embed=None, stop: frozenset[str] = frozenset(),  # noqa: ANN001
+                    index=None) -> dict:  # noqa: ANN001 - a words.WordIndex of ``texts``
+    """How well each label picks out its theme, used the way a reader uses it: as a search query.
+
+    - **lexical**: the label's hits are the papers whose title and abstract hold every content word
+      of it (an acronym and its words as one, singular and plural as one); precision is the share of
+      the hits that are in the theme, recall the share of the theme's papers that are hits, and F1
+      their harmonic mean;
+    - **R-precision** (with ``embed``, the papers' model): every paper ranked by the cosine of its
+      unit vector (``embeddings``) to the label's; the share of the first |theme| papers that are in
+      the theme.
+
+    Returns per-theme values (``lexical_f1``, ``lexical_precision``, ``lexical_recall``,
+    ``r_precision``), their medians, and the share of themes with R-precision under 0.25."""
+    from pipeline.topics.words import WordIndex
+
+    ids = [int(t) for t in ids]
+    topics = np.asarray(topics)
+    index = index if index is not None else WordIndex(texts)
+    precision, recall, f1 = {}, {}, {}
+    for t in ids:
+        members = set(np.flatnonzero(topics == t).tolist())
+        hits = index.having(index.words(labels[t], stop)) if labels[t] else set()
+        inside = len(hits & members)
+        precision[t] = inside / len(hits) if hits else 0.0
+        recall[t] = inside / len(members) if members else 0.0
+        f1[t] = 2 * precision[t] * recall[t] / (precision[t] + recall[t]) if inside else 0.0
+    out = {"lexical_f1": f1, "lexical_precision": precision, "lexical_recall": recall,
+           "lexical_f1_median": float(np.median(list(f1.values()))) if f1 else float("nan")}
+    if embed is not None and ids:
+        vectors = np.asarray(embed([labels[t] for t in ids]), dtype=np.float32)
+        out["r_precision"] = dict(zip(ids, r_precision(vectors, ids, topics, embeddings)))
+        values = list(out["r_precision"].values())
+        out["r_precision_median"] = float(np.median(values))
+        out["r_precision_under_0.25"] = float(np.mean(np.asarray(values) < 0.25))
+    return out
+
+
+def r_precision(queries: np.ndarray, ids: Sequence[int], topics: np.ndarray, embeddings: np.ndarray) -> list[float]:
+    """For each query vector (rows in ``ids`` order): the share of the |theme| papers nearest it (by
+    cosine to the papers' unit ``embeddings``) that are in its theme."""
+    queries = np.asarray(queries, dtype=np.float32)
+    queries = queries / np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
+    vectors = np.asarray(embeddings, dtype=np.float32)
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    topics = np.asarray(topics)
+    out = []
+    for query, t in zip(queries, ids):
+        size = int((topics == t).sum())
+        if not size:
+            out.append(0.0)
+            continue
+        sims = vectors @ query
+        top = np.argpartition(-sims, size - 1)[:size]
+        out.append(float((topics[top] == t).mean()))
+    return out
+
+
+def hindsight(topics: np.ndarray, titles: Sequence[str], ids: Sequence[int], index, stop: frozenset[str],  # noqa: ANN001
+              min_titles: int = 2) -> dict[int, tuple[str, float]]:
+    """For calibration: each theme's single best 1-3-word phrase of its papers' titles, picked with
+    hindsight for its lexical F1 (``reader_measures``), among the phrases at least ``min_titles`` of
+    its titles write; theme -> (phrase, F1). What a label chosen from the titles alone could reach."""
+    from pipeline.topics.words import phrases
+
+    topics = np.asarray(topics)
+    title_phrases = [phrases(title, stop) for title in titles]
+    out = {}
+    for t in [int(t) for t in ids]:
+        rows = np.flatnonzero(topics == t)
+        members = set(rows.tolist())
+        counts: dict[str, int] = {}
+        for i in rows:
+            for p in title_phrases[i]:
+                counts[p] = counts.get(p, 0) + 1
+        best = ("", 0.0)
+        seen: set[frozenset[str]] = set()
+        for phrase in sorted(p for p, n in counts.items() if n >= min_titles):
+            words = index.words(phrase, stop)
+            if not words or words in seen:
+                continue
+            seen.add(words)
+            hits = index.having(words)
+            inside = len(hits & members)
+            if inside:
+                f1 = 2 * inside / (len(hits) + len(members))
+                if f1 > best[1]:
+                    best = (phrase, f1)
+        out[t] = best
+    return out

@@ -58,3 +58,31 @@ def test_information_splits_nmi_into_homogeneity_and_completeness():
     summary_ = summary(topics, {t: ["a"] for t in range(4)}, ["a"] * 8, categories)
     assert summary_["homogeneity_primary_category"] == pytest.approx(1.0)
     assert summary_["completeness_primary_category"] == pytest.approx(0.5)
+
+
+def test_a_label_used_as_a_search_query_is_scored_by_its_hits_and_its_nearest_papers():
+    import numpy as np
+
+    from pipeline.topics.metrics import hindsight, r_precision, reader_measures
+    from pipeline.topics.words import WordIndex
+
+    texts = ([f"Collective communication {i}. All-reduce on GPU clusters." for i in range(6)]
+             + [f"Checkpointing {i}. Fault tolerance of LLM training on GPU clusters." for i in range(4)])
+    topics = np.array([0] * 6 + [1] * 4)
+    embeddings = np.array([[1.0, 0.0]] * 6 + [[0.0, 1.0]] * 4, dtype=np.float32)
+
+    def embed(labels):  # "collective" points at theme 0's papers, anything else at theme 1's
+        return np.array([[1.0, 0.1] if "ollective" in label else [0.1, 1.0] for label in labels], dtype=np.float32)
+
+    good = reader_measures({0: "Collective communication", 1: "Checkpointing"}, topics, texts, embeddings, [0, 1],
+                           embed=embed)
+    assert good["lexical_f1"] == {0: 1.0, 1: 1.0} and good["r_precision"] == {0: 1.0, 1: 1.0}
+    # "GPU clusters" is written by every paper: all of theme 0's papers are hits, but so are theme 1's
+    shared = reader_measures({0: "GPU clusters", 1: "Checkpointing"}, topics, texts, embeddings, [0, 1], embed=embed)
+    assert shared["lexical_precision"][0] == 0.6 and shared["lexical_recall"][0] == 1.0
+    assert shared["lexical_f1"][0] == pytest.approx(0.75) and shared["r_precision"][0] == pytest.approx(1 / 3)  # 2 of its 6
+    assert shared["r_precision_under_0.25"] == 0.0 and shared["lexical_f1_median"] == pytest.approx(0.875)
+    assert r_precision(np.array([[1.0, 0.0]]), [1], topics, embeddings) == [0.0]
+    titles = [t.split(". ")[0] for t in texts]
+    best = hindsight(topics, titles, [0, 1], WordIndex(texts), frozenset())
+    assert best[0] == ("collective", 1.0) and best[1] == ("checkpointing", 1.0)
