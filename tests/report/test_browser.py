@@ -147,3 +147,35 @@ def test_map_shows_hostile_text_as_text(tmp_path):
         assert len(page.requests) == 1
     finally:
         page.close()
+
+
+def test_every_theme_of_two_percent_is_named_at_the_first_zoom_even_when_crowded(tmp_path):
+    """Six themes whose papers' middles lie almost on one spot, and a small one there too: at the
+    first zoom of a 1400 x 1000 page each large theme's name finds a place near its middle."""
+    import numpy as np
+    import pandas as pd
+
+    from pipeline.report.explore import map_data, map_html
+    from tests.cdp import Page
+
+    chromium()
+    rng = np.random.default_rng(0)
+    sizes = [40, 35, 30, 25, 20, 15, 1]  # the last: under 2 % of the 166 papers
+    topics = np.repeat(np.arange(len(sizes)), sizes)
+    xy = np.vstack([rng.normal(scale=0.02, size=(n, 2)) for n in sizes])
+    xy = np.vstack([xy, [[-10.0, -10.0], [10.0, 10.0]]])  # two far papers give the map its extent
+    topics = np.concatenate([topics, [-1, -1]])
+    n = len(topics)
+    papers = pd.DataFrame({"paper_id": [f"2501.{i:05d}" for i in range(n)], "title": [f"Paper {i}" for i in range(n)],
+                           "authors": [["A"]] * n, "week": ["2025-W02"] * n, "url": [None] * n})
+    labels = {t: f"Theme number {t} of the field" for t in range(len(sizes))}
+    html = map_html(map_data(papers, xy, topics, labels, {t: (0, "Area") for t in labels}, title="t", subtitle="s"))
+    path = tmp_path / "map.html"
+    path.write_text(html, encoding="utf-8")
+    page = Page(tmp_path / "profile", width=1400, height=1000)
+    try:
+        page.open(path.as_uri(), "document.body && document.body.dataset.ready === '1'")
+        named = set(page.evaluate("window.paperMap.named()"))
+    finally:
+        page.close()
+    assert {labels[t] for t in range(6)} <= named
