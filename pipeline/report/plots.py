@@ -249,6 +249,22 @@ def squarify(values: list[float], x: float, y: float, width: float, height: floa
     return rects
 
 
+def fit_name(name: str, width: float, height: float, *, sizes: tuple[float, ...] = (6.5, 6.0, 5.5, 5.0),
+             per_unit: float = 1.7, one_line: bool = False) -> tuple[str, float] | None:
+    """``name`` wrapped at word boundaries to fit a box ``width`` x ``height`` (the treemap's units:
+    62 up the 5.6 in of the figure), at the largest of ``sizes`` (points) where it fits whole, with
+    that size; None where it fits at none. ``per_unit``: characters a unit across at ``sizes[0]``."""
+    for size in sizes:
+        across = int(width * per_unit * sizes[0] / size)
+        if across < 3:
+            continue
+        lines = textwrap.wrap(name, width=across, break_long_words=False, break_on_hyphens=True)
+        tall = len(lines) * 1.25 * size / 6.5  # a line of 6.5 pt is about 1.25 units high
+        if lines and max(len(line) for line in lines) <= across and tall <= height and (len(lines) == 1 or not one_line):
+            return "\n".join(lines), size
+    return None
+
+
 def area_treemap(tree: list[tuple[str, list[tuple[int, str, int]]]], *, title: str) -> Figure:
     """Areas (outlined, named large) holding their themes (coloured, named where they fit, upwards
     in a tall narrow box), each sized by its papers. ``tree``: [(area label, [(theme, label, papers), ...]), ...]."""
@@ -262,20 +278,25 @@ def area_treemap(tree: list[tuple[str, list[tuple[int, str, int]]]], *, title: s
     for (area, themes), (ax_, ay, aw, ah) in zip(tree, outer):
         inner = squarify([t[2] for t in themes], ax_ + 0.4, ay + 0.4, max(aw - 0.8, 0), max(ah - 3.2, 0))
         for (topic, label, papers), (x, y, w, h) in zip(themes, inner):
-            box = ax.add_patch(Rectangle((x, y), w, h, facecolor=theme_color(topic), alpha=0.55, edgecolor="white",
-                                         linewidth=0.8))
-            if w > 6.5 and h > 2.6:
-                ax.text(x + 0.5, y + h - 0.5, f"{_short(label, max(int(w * 1.7), 8))}\n{papers}",
-                        ha="left", va="top", fontsize=6.5, color="#111111")
-            elif w > 2.4 and h > 9:  # tall and narrow: named upwards along its left side, as many
-                # characters as fit across (1.6 a unit up, 1.7 across: the axes are 62 units high in 5.6 in)
-                name = _short(label, max(int((h - 1) * 1.6) - len(str(papers)) - 1, 4))
-                ax.text(x + 0.4, y + 0.5, f"{name} {papers}", rotation=90, ha="left", va="bottom", fontsize=6.5,
-                        color="#111111", clip_path=box)
+            ax.add_patch(Rectangle((x, y), w, h, facecolor=theme_color(topic), alpha=0.55, edgecolor="white",
+                                     linewidth=0.8))
+            fitted = fit_name(f"{label} {papers}", w - 0.8, h - 0.8)
+            if fitted is not None:  # the whole name and the count, wrapped; never cut short
+                text, size = fitted
+                ax.text(x + 0.4, y + h - 0.4, text, ha="left", va="top", fontsize=size, color="#111111",
+                        linespacing=1.0)
+            else:
+                upright = fit_name(f"{label} {papers}", h - 0.8, w - 0.8)  # tall and narrow: upwards
+                if upright is not None:
+                    text, size = upright
+                    ax.text(x + 0.3, y + 0.4, text, rotation=90, ha="left", va="bottom", fontsize=size,
+                            color="#111111", linespacing=1.0)
         ax.add_patch(Rectangle((ax_, ay), aw, ah, facecolor="none", edgecolor="#333333", linewidth=1.4))
-        if aw > 6:
-            ax.text(ax_ + 0.6, ay + ah - 0.5, _short(area, max(int(aw * 1.2), 6)), ha="left",
-                    va="top", fontsize=8.5, fontweight="bold", color="#111111")
+        named = (fit_name(area, aw - 1.0, 2.6, sizes=(8.5, 7.5, 6.5), per_unit=1.2, one_line=True)
+                 or fit_name(area, aw - 1.0, 2.35, sizes=(6.5, 6.0, 5.5), per_unit=1.2 * 8.5 / 6.5))
+        if named is not None:
+            ax.text(ax_ + 0.6, ay + ah - 0.5, named[0], ha="left", va="top", fontsize=named[1], fontweight="bold",
+                    color="#111111")
     ax.set_xlim(0, 100)
     ax.set_ylim(0, 62)
     ax.set_axis_off()

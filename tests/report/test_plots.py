@@ -63,7 +63,7 @@ def test_area_treemap_tiles_areas_and_names_what_fits():
     fig = plots.area_treemap(tree, title="Areas")
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "Systems" in texts and "Learning" in texts
-    assert "GPU kernels\n120" in texts and "Federated learning\n150" in texts
+    assert "GPU kernels 120" in texts and "Federated learning 150" in texts
     assert not any(t.startswith("Empty") for t in texts)  # a theme without papers gets no box
     assert plots._short("Supercalifragilistic", 8) == "Superca…"
 
@@ -75,8 +75,22 @@ def test_area_treemap_names_a_tall_narrow_box_upwards():
               (3, "Cloud computing", 50), (4, "Scheduling algorithms", 27), (5, "Serverless computing", 23),
               (6, "HPC systems", 21)]
     fig = plots.area_treemap([("Cloud", themes), ("Big", [(7, "Other", 900)])], title="Areas")
-    upwards = [t.get_text() for t in fig.axes[0].texts if t.get_rotation() == 90]
-    assert upwards == ["HPC systems 21"]  # too narrow to name across, tall enough to name upwards
+    shown = {t.get_text().replace("\n", " "): t.get_rotation() for t in fig.axes[0].texts}
+    assert shown["HPC systems 21"] == 0  # narrow: wrapped across, whole
+    assert not any("…" in text for text in shown)
+    narrow = plots.area_treemap([("Cloud", [(0, "Serverless", 30), (1, "Other", 900)])], title="Areas")
+    upwards = [t.get_text() for t in narrow.axes[0].texts if t.get_rotation() == 90]
+    assert upwards == ["Serverless 30"]  # too narrow for its word across, tall enough to name upwards
+
+
+def test_a_name_is_wrapped_to_fit_whole_or_not_shown():
+    from pipeline.report.plots import fit_name
+
+    assert fit_name("Approximate nearest neighbor search 31", 14, 8) == ("Approximate nearest\nneighbor search 31", 6.5)
+    assert fit_name("Lower bound 53", 30, 2) == ("Lower bound 53", 6.5)
+    assert fit_name("Distributed optimization 14", 3, 3) is None  # no width of it cuts a word
+    text, size = fit_name("Decentralized learning 28", 7, 3)
+    assert size < 6.5 and text.replace("\n", " ") == "Decentralized learning 28"
 
 
 def test_area_treemap_names_upwards_within_the_box():
