@@ -133,3 +133,26 @@ def theme_by_category(papers: pd.DataFrame, *, primary_only: bool) -> pd.DataFra
             columns={Papers.categories: "category"})
     pairs = pairs[pairs["topic"] >= 0]
     return pairs.groupby(["topic", "category"]).size().unstack(fill_value=0)
+
+
+CARRIED_SHARE, CARRIED_PAPERS = 0.3, 5  # one author on this share of a theme's papers, and on this many
+
+
+def carried_by(papers: pd.DataFrame) -> dict[int, tuple[str, int, int]]:
+    """Themes that one author carries: the author on at least ``CARRIED_SHARE`` of the theme's
+    papers, and on at least ``CARRIED_PAPERS`` (a series of essays, a project's reports). A reader
+    should know such a theme is one voice, whatever its label says. theme -> (author, their papers
+    in it, the theme's papers); {} without authors."""
+    from collections import Counter
+
+    if Papers.authors not in papers.columns:
+        return {}
+    out = {}
+    placed = papers[papers["topic"] >= 0]
+    for t, group in placed.groupby("topic"):
+        counts = Counter(a for names in group[Papers.authors] if names is not None for a in set(names))
+        if counts:
+            author, n = min(counts.items(), key=lambda item: (-item[1], item[0]))
+            if n >= CARRIED_PAPERS and n >= CARRIED_SHARE * len(group):
+                out[int(t)] = (str(author), int(n), len(group))
+    return out

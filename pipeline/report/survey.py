@@ -18,7 +18,15 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from pipeline.report import mapplot, plots
-from pipeline.report.data import Corpus, areas_of, at_level, theme_by_category, week_label, weekly_topic_counts
+from pipeline.report.data import (
+    Corpus,
+    areas_of,
+    at_level,
+    carried_by,
+    theme_by_category,
+    week_label,
+    weekly_topic_counts,
+)
 from pipeline.report.render import md_escape as esc
 from pipeline.report.render import md_paper_links
 from pipeline.report.trends import TrendConfig
@@ -137,6 +145,7 @@ class Survey:
     xy: np.ndarray | None = None  # each paper's place on the map (rows of ``papers``)
     areas: dict[int, tuple[int, str]] = field(default_factory=dict)  # theme -> (area id, area label)
     watched: list[dict] = field(default_factory=list)  # name, sentence, papers in period, moves, papers to read
+    carried: dict[int, tuple[str, int, int]] = field(default_factory=dict)  # data.carried_by of the period
 
     @property
     def period(self) -> str:
@@ -239,6 +248,7 @@ def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np
     themes = themes.join(growth.set_index("topic")[["delta"]] if not growth.empty else pd.DataFrame(columns=["delta"]))
     survey = Survey(since, until, period, themes.sort_values("size_in_period", ascending=False), labels, primary_only,
                     level)
+    survey.carried = carried_by(period) if level == "theme" else {}
     if watched is not None:
         survey.watched, watched_counts = watched_section(papers, inside, watched, cfg)
         if len(watched_counts):
@@ -321,7 +331,10 @@ def to_markdown(s, titles: pd.DataFrame) -> str:  # noqa: ANN001
             lines.append(f"| **{esc(area)}** | {total} | | |")
         for _, row in rows.iterrows():
             delta = f"{100 * row['delta']:+.1f} pt" if row["delta"] == row["delta"] else ""
-            lines.append(f"| {esc(row['label'])} | {row['size_in_period']} | {delta} | {esc(row['description'])} |")
+            one = s.carried.get(int(row.name))
+            voice = f" (mostly one author's: {esc(one[0])}, {one[1]} of {one[2]} papers)" if one else ""
+            lines.append(f"| {esc(row['label'])}{voice} | {row['size_in_period']} | {delta} | "
+                         f"{esc(row['description'])} |")
     if s.watched:
         lines += ["", "## Watched", ""]
         for w in s.watched:

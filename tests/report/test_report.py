@@ -413,3 +413,31 @@ def test_a_theme_that_went_quiet_is_said_once_not_also_among_the_movers(themed):
     assert f"Went quiet: {label}: no paper over 4 weeks (10.0 expected)." in sentences
     md = to_markdown(built)
     assert "## What moved" not in md and md.count(f"{label}: no paper over 4 weeks") == 2  # the opening, the list
+
+
+def test_a_theme_one_author_carries_is_shown_as_such():
+    from pipeline.report.data import carried_by
+
+    essays = [["Ana Essayist"]] * 6 + [["B. Other"], ["C. Third", "Ana Essayist"]] + [["D. Fourth"]] * 4
+    papers = pd.DataFrame({"topic": [0] * 12 + [1] * 10 + [-1],
+                           "authors": essays + [["E. Many", f"F{i}"] for i in range(10)] + [["Ana Essayist"]]})
+    # theme 0: Ana Essayist on 7 of its 12 papers; theme 1: E. Many on all 10, and carries it too
+    assert carried_by(papers) == {0: ("Ana Essayist", 7, 12), 1: ("E. Many", 10, 10)}
+    spread = papers.assign(authors=[[f"Author {i}"] for i in range(len(papers))])
+    assert carried_by(spread) == {} and carried_by(papers.drop(columns="authors")) == {}
+    few = papers[papers["topic"] != 0].assign(topic=lambda f: f["topic"].where(f["topic"] < 0, 2)).head(4)
+    assert carried_by(few) == {}  # 4 papers: under CARRIED_PAPERS
+
+
+def test_the_survey_says_which_theme_is_mostly_one_authors():
+    from pipeline.report.survey import Survey, to_markdown
+
+    themes = pd.DataFrame({"label": ["Category mistake", "Consensus"], "description": ["", ""],
+                           "size_in_period": [12, 30], "delta": [float("nan")] * 2,
+                           "representative_ids": [[], []]}, index=pd.Index([0, 1], name="topic"))
+    s = Survey(pd.Timestamp("2025-06-02"), pd.Timestamp("2025-12-30"), pd.DataFrame({"x": range(42)}), themes,
+               {0: "Category mistake", 1: "Consensus"}, False, groups=[("Area", 42, themes)],
+               carried={0: ("Ana Essayist", 7, 12)})
+    md = to_markdown(s, pd.DataFrame(columns=["title", "url"]))
+    assert "| Category mistake (mostly one author's: Ana Essayist, 7 of 12 papers) | 12 |" in md
+    assert "| Consensus | 30 |" in md
