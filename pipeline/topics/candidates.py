@@ -67,15 +67,10 @@ def candidates_of(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Ca
     found = [(p, n) for p, n in written.items() if n >= floor]
     # pre-rank by how many write it, then score the best few exactly
     found.sort(key=lambda item: (-item[1], item[0]))
-    seen: set[frozenset[str]] = set()
     out = []
     inside_rows = set(rows.tolist())
-    for phrase, n in found[:limit]:
-        words = doc_index.words(phrase, stop)
-        if not words or words in seen:
-            continue
-        seen.add(words)
-        having = doc_index.having(words)
+    for phrase, words, having in doc_index.distinct([p for p, _ in found[:limit]], stop):
+        n = written[phrase]
         inside = len(having & inside_rows)
         out.append(Candidate(
             phrase=phrase, words=words, support=inside / len(rows),

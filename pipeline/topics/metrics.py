@@ -253,13 +253,7 @@ def hindsight(topics: np.ndarray, titles: Sequence[str], ids: Sequence[int], ind
             for p in title_phrases[i]:
                 counts[p] = counts.get(p, 0) + 1
         best = ("", 0.0)
-        seen: set[frozenset[str]] = set()
-        for phrase in sorted(p for p, n in counts.items() if n >= min_titles):
-            words = index.words(phrase, stop)
-            if not words or words in seen:
-                continue
-            seen.add(words)
-            hits = index.having(words)
+        for phrase, _, hits in index.distinct(sorted(p for p, n in counts.items() if n >= min_titles), stop):
             inside = len(hits & members)
             if inside:
                 f1 = 2 * inside / (len(hits) + len(members))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -241,6 +241,16 @@ class WordIndex:
         lists = sorted((self._literal[w] if literal and w in self._literal else self.postings.get(w, set())
                         for w in words), key=len)
         return set.intersection(*lists) if lists else set()
+
+    def distinct(self, phrases: Iterable[str], stop: frozenset[str]) -> Iterator[tuple[str, frozenset[str], set[int]]]:
+        """Each of ``phrases`` whose content words no earlier one had (and that has some), with those
+        words and the texts containing them all."""
+        seen: set[frozenset[str]] = set()
+        for phrase in phrases:
+            words = self.words(phrase, stop)
+            if words and words not in seen:
+                seen.add(words)
+                yield phrase, words, self.having(words)
 
     def share(self, words: frozenset[str], rows: set[int], literal: bool = False) -> float:
         """Share of the texts ``rows`` that contain every one of ``words`` (0 for no rows or words);
