@@ -19,18 +19,20 @@ Three modes:
   paper joins the theme that explains it; the others wait in a pool of recent weeks, where dense
   groups far from every theme, among recent papers rather than the fit's, are born as new themes
   (``emerge.py``). Only new papers are embedded, and neither UMAP nor HDBSCAN runs.
-- **refit** (``--refit``, or automatically every ``refit_every_weeks``, or, with ``refit_oversize``,
-  right after an update that takes a theme past ``max_theme_share``): cluster everything again,
+- **refit** (``--refit``, automatically every ``refit_every_weeks``, or when the embedding model
+  changed): cluster everything again,
   then match new themes to old ones (``align.py``) so that a theme that persists keeps its id and
   label; with ``refit_keeps_placed`` every theme that holds papers persists and placed papers move
   only into new or split themes, where the part that leaves lies as far from the rest of its theme
   as neighbouring themes lie (a mere re-cut moves nobody). The lineage says what stayed, split, merged, was born or retired.
 
-Where things are: ``stage.py`` decides fit, update or refit and writes everything; ``fitting.py``
+Where things are: ``policy.py`` decides fit, update or refit; ``stage.py`` runs it and writes
+everything (the model folder through ``store.py``, the tables through ``tables.py``); ``fitting.py``
 fits and refits; ``incremental.py`` is the weekly update (births from ``emerge.py``); ``model.py``
-clusters and ``label.py`` names; ``areas.py`` builds the level above themes; ``align.py`` matches
-themes across refits; ``state.py`` is what is kept between runs; ``tables.py`` the tables;
-``embed.py`` the embeddings and their cache.
+is the theme model (clustering in ``clustering.py``, placement in ``placement.py``); ``words.py``,
+``candidates.py`` and ``label.py`` name; ``areas.py`` builds the level above themes; ``align.py``
+matches themes across refits; ``state.py`` is what is kept between runs; ``embed.py`` the
+embeddings and their cache.
 """
 
 from __future__ import annotations
