@@ -83,15 +83,17 @@ def umap_class():  # noqa: ANN202 - umap is imported lazily
             X = np.asarray(X)  # noqa: N806
             self.precomputed_ = (self.metric == "euclidean" and len(X) < SMALL_DATA
                                  and not self.force_approximation_algorithm)
-            if not self.precomputed_:
-                return super().fit_transform(X, y=y, **kwargs)
-            self.metric = "precomputed"
-            try:
-                with warnings.catch_warnings():
+            with warnings.catch_warnings():
+                # a seeded layout runs on one thread: our choice (seeds that agree), no news to the user
+                warnings.filterwarnings("ignore", message="n_jobs value .* overridden to 1 by setting random_state")
+                if not self.precomputed_:
+                    return super().fit_transform(X, y=y, **kwargs)
+                self.metric = "precomputed"
+                try:
                     warnings.filterwarnings("ignore", message="using precomputed metric")
                     return super().fit_transform(euclidean_distances(X), y=y, **kwargs)
-            finally:
-                self.metric = "euclidean"
+                finally:
+                    self.metric = "euclidean"
 
         def transform(self, X):  # noqa: ANN001, ANN201, N803
             if getattr(self, "precomputed_", False):

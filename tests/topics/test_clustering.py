@@ -167,3 +167,15 @@ def test_a_cuml_that_cannot_be_imported_leaves_auto_on_the_cpu(monkeypatch):
     monkeypatch.setitem(sys.modules, "cuml", None)
     monkeypatch.setattr(model_module, "cuda_visible", lambda: True)
     assert model_module.on_gpu("auto") is False and model_module.on_gpu("cuda") is True
+
+
+def test_a_seeded_fit_shows_no_umap_thread_warning():
+    """umap-learn warns that a seed sets n_jobs to 1 at every layout: our choice, no news to the user."""
+    import warnings
+
+    docs, vectors, _ = corpus()
+    for clustering in ("leiden", "hdbscan"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
+        assert not [w for w in caught if "n_jobs" in str(w.message)], clustering
