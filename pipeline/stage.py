@@ -43,6 +43,8 @@ def root_lock(root: Path, what: str) -> Iterator[None]:
     import os
 
     path = root / "data" / ".paper-trends.lock"
+    # the folders this lock had to make: a run that writes nothing into them leaves none behind
+    made = [p for p in (root / "data", *(root / "data").parents) if not p.exists()][::-1]  # outermost first
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = path.open("a+", encoding="utf-8")
     try:
@@ -59,6 +61,11 @@ def root_lock(root: Path, what: str) -> Iterator[None]:
         yield
     finally:
         handle.close()  # releases the lock
+        if made and not any(p for p in path.parent.iterdir() if p != path):
+            path.unlink(missing_ok=True)
+            for folder in reversed(made):
+                with contextlib.suppress(OSError):  # not empty after all: kept
+                    folder.rmdir()
 
 
 def set_progress(enabled: bool) -> None:

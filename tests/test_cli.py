@@ -179,3 +179,13 @@ def test_two_runs_at_once_on_one_root_one_waits_its_turn_or_fails(project, tmp_p
         holder.wait()
     _time.sleep(0.1)
     assert CliRunner().invoke(cli, ["--root", str(project), "-q", "ingest"]).exit_code == 0  # killed: no obstacle
+
+
+def test_a_root_that_does_not_exist_is_refused_and_left_as_it_was(tmp_path, seeds_dir):
+    missing = tmp_path / "nowhere" / "project"
+    result = CliRunner().invoke(cli, ["--root", str(missing), "run"])
+    assert result.exit_code == 1 and "data/raw: no such file or folder" in result.output
+    assert not (tmp_path / "nowhere").exists()  # no data/ folder, no lock file left behind
+    made = tmp_path / "new"
+    assert CliRunner().invoke(cli, ["--root", str(made), "-q", "ingest", str(seeds_dir)]).exit_code == 0
+    assert (made / "data" / "interim" / "listings.parquet").exists()  # a run that writes keeps its folders
