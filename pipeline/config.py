@@ -63,6 +63,15 @@ class Paths:
         """Where a stage records its last run (fingerprint, counts, timings, config), written last."""
         return self.runs / f"{stage}.json"
 
+    def openable(self, path: Path) -> str:
+        """``path`` as a user can open it from where they stand: relative to the working folder when
+        it lies under it, else absolute (``display`` is relative to the root, for what is stored)."""
+        resolved = Path(os.path.abspath(path))
+        try:
+            return printable(resolved.relative_to(Path.cwd()).as_posix())
+        except (ValueError, OSError):
+            return printable(resolved.as_posix())
+
     def display(self, path: Path) -> str:
         """``path`` relative to the root when it lies under it, else absolute; a character that is not
         printable (a newline in a file name) is shown escaped, so a message stays one line."""

@@ -116,7 +116,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
               "new": len(report.by_status("new"))}
     if report.watched:
         counts["on watched themes"] = sum(w["count"] for w in report.watched)
-    log.info("report: %s", cfg.paths.display(folder / "index.html"))
+    log.info("report: %s", cfg.paths.openable(folder / "index.html"))
     return step.done(counts, time.perf_counter() - start)
 
 
@@ -173,7 +173,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
         write_text(folder / "report.md", to_markdown(result, titles))
         write_text(folder / "map.html", map_html(map_page(result)))
     folder = final
-    log.info("report: %s", cfg.paths.display(folder / "index.html"))
+    log.info("report: %s", cfg.paths.openable(folder / "index.html"))
     return step.done({"papers": len(result.papers), "themes": int((result.themes["size_in_period"] > 0).sum())},
                      time.perf_counter() - start)
 

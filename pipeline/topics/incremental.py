@@ -115,8 +115,10 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok],
                               placed=np.flatnonzero((topics >= 0) & ~arrived),
                               recent=np.flatnonzero((topics >= 0) & arrived))
-    log.info("topics: no theme explains %d of the %d new or waiting papers; the pool (since %s) holds groups of %s",
-             len(pool), len(test), start, ", ".join(str(len(g.rows)) for g in groups) or "none")
+    if len(test):  # an update with no new or waiting paper has nothing to say about the pool
+        sizes = ", ".join(str(len(g.rows)) for g in groups)
+        log.info("topics: no theme explains %d of the %d new or waiting papers; %s", len(pool), len(test),
+                 f"the pool (since {start}) holds groups of {sizes}" if sizes else "no group forms among them")
     for g in groups:
         log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s, "
                   "recent %s (%.2f)", len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far, g.recent,

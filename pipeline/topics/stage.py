@@ -51,7 +51,8 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
         if held is not None and not refit:
             step = Step("topics", f"{fp}@{held.fitted_at}", outputs, paths.run_record("topics"),
                         {"fitted_at": held.fitted_at})
-            if (skipped := step.skipped(force)) is not None:
+            if (skipped := step.skipped(force)) is not None:  # nothing embedded or born this time
+                skipped.counts.update({k: 0 for k in ("embedded now", "born") if k in skipped.counts})
                 return skipped
 
         started = time.perf_counter()

@@ -441,3 +441,15 @@ def test_the_survey_says_which_theme_is_mostly_one_authors():
     md = to_markdown(s, pd.DataFrame(columns=["title", "url"]))
     assert "| Category mistake (mostly one author's: Ana Essayist, 7 of 12 papers) | 12 |" in md
     assert "| Consensus | 30 |" in md
+
+
+def test_the_report_path_printed_opens_from_where_the_user_stands(tmp_path, monkeypatch):
+    from pipeline import config
+
+    cfg = config.load(tmp_path / "project")
+    page = cfg.paths.reports / "weekly" / "2026-W24" / "index.html"
+    monkeypatch.chdir(tmp_path)
+    assert cfg.paths.openable(page) == "project/reports/weekly/2026-W24/index.html"
+    assert cfg.paths.display(page) == "reports/weekly/2026-W24/index.html"  # stored paths stay root-relative
+    monkeypatch.chdir(tmp_path / "..")
+    assert cfg.paths.openable(page) == f"{tmp_path.name}/project/reports/weekly/2026-W24/index.html"

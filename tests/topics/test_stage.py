@@ -77,6 +77,7 @@ def test_rerun_with_nothing_new_skips(cleaned, hash_embedder):
     calls = list(hash_embedder.calls)
     again = topics.run(cleaned, embedder=hash_embedder)
     assert not again.ran and hash_embedder.calls == calls
+    assert again.counts["embedded now"] == 0 and again.counts["papers"] > 0  # what the skip did, what is held
 
 
 def test_same_seed_same_output(tmp_path, hash_embedder):

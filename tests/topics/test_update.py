@@ -314,3 +314,16 @@ def test_a_born_theme_is_named_with_the_label_support_floor(store, monkeypatch):
     texts = [f"Quantum annealing schedules, paper {i}. Quantum annealing schedules on hardware." for i in range(12)]
     result, *_ = arrive(store, group, texts, "2025-W05", TopicsConfig(min_label_support=0.3))
     assert result.state.born == {3: "2025-W05"} and 0.3 in floors
+
+
+def test_an_update_with_nothing_new_says_nothing_about_the_pool(store, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="pipeline"):
+        arrive(store, np.zeros((0, DIM), np.float32), [], "2025-W05")
+    assert not [r for r in caplog.records if "no theme explains" in r.getMessage()]
+    with caplog.at_level(logging.INFO, logger="pipeline"):
+        noise = unit(store["rng"].standard_normal((3, DIM))).astype(np.float32)
+        arrive(store, noise, [f"Paper {i} on something else." for i in range(3)], "2025-W05")
+    said = [r.getMessage() for r in caplog.records if "no theme explains" in r.getMessage()]
+    assert said and "groups of none" not in said[-1]
