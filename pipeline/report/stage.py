@@ -40,19 +40,31 @@ def _step(cfg: Config, name: str, record: str, folder: Path, files: list[str], o
     return Step(name, fp, [folder / f for f in files], paths.run_record(record))
 
 
+class ReportError(ValueError):
+    """A report asked for something the listings cannot give (a week outside them, a day that is
+    none): one line naming the option."""
+
+
+def _day(option: str, value: str) -> pd.Timestamp:
+    try:
+        return pd.Timestamp(dt.date.fromisoformat(str(value)), tz="UTC")
+    except (ValueError, OverflowError, pd.errors.OutOfBoundsDatetime):
+        raise ReportError(f"{option} {value}: not a day (YYYY-MM-DD, e.g. 2025-06-30)") from None
+
+
 def _week_in_listings(week: str, papers: pd.DataFrame) -> pd.Timestamp:
     """Monday of ``week``, which must lie within the weeks the listings cover (an empty week inside
-    them gets a report that says so); ValueError in one line otherwise."""
+    them gets a report that says so); ReportError in one line otherwise."""
     weeks = papers[Papers.week].dropna()
     span = f"{weeks.min()} to {weeks.max()}" if not weeks.empty else "none: the store holds no papers"
     try:
         monday = data.monday_of(week)
         monday + pd.Timedelta(days=7)  # the report shows the week's Sunday too
     except (ValueError, OverflowError, pd.errors.OutOfBoundsDatetime) as exc:
-        raise ValueError(f"--week {week}: {exc if 'ISO week' in str(exc) else 'not a week a report can show'}; "
+        raise ReportError(f"--week {week}: {exc if 'ISO week' in str(exc) else 'not a week a report can show'}; "
                          f"the listings cover {span}") from exc
     if weeks.empty or not (weeks.min() <= data.week_label(monday) <= weeks.max()):
-        raise ValueError(f"--week {week} lies outside the listings, which cover {span}")
+        raise ReportError(f"--week {week} lies outside the listings, which cover {span}")
     return monday
 
 
@@ -151,10 +163,10 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     if papers.empty:
         raise TableError("no papers: nothing to survey")
     # whole days: the period is named and fingerprinted by its days
-    first = (pd.Timestamp(since, tz="UTC") if since else papers[Papers.published].min()).normalize()
-    last = (pd.Timestamp(until, tz="UTC") if until else papers[Papers.published].max()).normalize()
+    first = (_day("--since", since) if since else papers[Papers.published].min()).normalize()
+    last = (_day("--until", until) if until else papers[Papers.published].max()).normalize()
     if since and until and first > last:
-        raise ValueError(f"--since {since} is after --until {until}: no day lies between them")
+        raise ReportError(f"--since {since} is after --until {until}: no day lies between them")
     label = f"{first:%Y-%m-%d}_{last:%Y-%m-%d}" + ("-areas" if level == "area" else "")
     final = cfg.paths.surveys / label
     step = _step(cfg, f"report survey {first:%Y-%m-%d}_{last:%Y-%m-%d}", f"report-survey-{label}", final,

@@ -251,7 +251,20 @@ def test_a_week_outside_the_listings_is_one_line_and_no_folder(themed, week):
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and f"--week {week} lies outside the listings, which cover 2025-W18 to 2026-W24" in lines[0]
+    assert "Error" not in lines[0]  # the option and its value, no Python exception's name
     assert not (themed.paths.reports / "weekly").exists() or not any((themed.paths.reports / "weekly").iterdir())
+
+
+@pytest.mark.parametrize(("option", "value"), [("--since", "2026-13-01"), ("--until", "30/06/2025")])
+def test_a_survey_day_that_is_none_names_the_option(themed, option, value):
+    from click.testing import CliRunner
+
+    from pipeline.cli import cli
+
+    result = CliRunner().invoke(cli, ["--root", str(themed.paths.root), "report", "survey", option, value])
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1
+    assert f"{option} {value}: not a day (YYYY-MM-DD" in lines[0] and "Error" not in lines[0]
 
 
 def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkeypatch):
