@@ -56,7 +56,9 @@ def test_config_change_reruns_only_the_stage_it_belongs_to(project, caplog):
     config = project / "strict.toml"
     config.write_text("[clean]\nmin_abstract_chars = 100000\nmax_abstract_chars = 200000\n")
     caplog.clear()
-    assert invoke("--root", root, "--config", str(config), "-q", "run").exit_code == 0
+    result = CliRunner().invoke(cli, ["--root", root, "--config", str(config), "-q", "run"])
+    # every paper quarantined: the run stops at topics and says so (exit 1), after ingest and clean
+    assert result.exit_code == 1 and "holds no papers" in result.output
     messages = [r.getMessage() for r in caplog.records]
     assert any(m.startswith("ingest:") and "skipped" in m for m in messages)
     assert any(m.startswith("clean:") and "ran" in m and "papers 0" in m and "quarantined 100" in m for m in messages)
@@ -189,3 +191,11 @@ def test_a_root_that_does_not_exist_is_refused_and_left_as_it_was(tmp_path, seed
     made = tmp_path / "new"
     assert CliRunner().invoke(cli, ["--root", str(made), "-q", "ingest", str(seeds_dir)]).exit_code == 0
     assert (made / "data" / "interim" / "listings.parquet").exists()  # a run that writes keeps its folders
+
+
+def test_a_run_that_keeps_no_paper_stops_at_topics_and_says_so(project):
+    result = CliRunner().invoke(cli, ["--root", str(project), "-q", "run", "--since", "2030-01-01"])
+    assert result.exit_code == 1
+    error = [line for line in result.output.splitlines() if line.startswith("paper-trends: error")]
+    assert len(error) == 1 and "papers.parquet holds no papers" in error[0] and "quarantine.parquet" in error[0]
+    assert not (project / "data" / "processed" / "doc_topics.parquet").exists()

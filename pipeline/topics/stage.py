@@ -57,11 +57,9 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
 
         started = time.perf_counter()
         papers = read_table(paths.papers, Papers)
-        if papers.empty:
-            log.warning("topics: %s holds no papers; the theme tables are written empty", paths.display(paths.papers))
-            tables.write_empty(paths, fp)
-            return StageResult("topics", ran=True, counts={"papers": 0, "themes": 0},
-                               seconds=time.perf_counter() - started)
+        if papers.empty:  # nothing to cluster: every record was filtered out or quarantined
+            raise TableError(f"{paths.openable(paths.papers)} holds no papers: the ingest and clean summaries say "
+                             f"where the records went ({paths.openable(paths.quarantine)} gives each one's reason)")
         x = embed.paper_inputs(papers, paths.embeddings, embedder)
         embed_s = time.perf_counter() - started
         plan = decide(held, settings, embedder=embedder.identity, newest=x.newest, refit=refit)

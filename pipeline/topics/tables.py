@@ -103,12 +103,3 @@ def write_tables(paths, papers: pd.DataFrame, result: Assignment, newest: str | 
                 fingerprint=stamp)
     write_table(lineage, paths.topic_lineage, TopicLineage, fingerprint=stamp)
     write_table(topic_tree_table(result), paths.topic_tree, TopicTree, fingerprint=stamp)
-
-
-def write_empty(paths, fp: str) -> None:  # noqa: ANN001 - Paths
-    """The tables of a corpus without papers: empty, the lineage kept."""
-    write_table(empty(DocTopics), paths.doc_topics, DocTopics, fingerprint=fp)
-    write_table(empty(TopicInfo), paths.topic_info, TopicInfo, fingerprint=fp)
-    write_table(empty(TopicTree), paths.topic_tree, TopicTree, fingerprint=fp)
-    if not paths.topic_lineage.exists():
-        write_table(empty(TopicLineage), paths.topic_lineage, TopicLineage, fingerprint=fp)
