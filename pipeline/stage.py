@@ -44,7 +44,7 @@ def root_lock(root: Path, what: str) -> Iterator[None]:
 
     path = root / "data" / ".paper-trends.lock"
     # the folders this lock had to make: a run that writes nothing into them leaves none behind
-    made = [p for p in (root / "data", *(root / "data").parents) if not p.exists()][::-1]  # outermost first
+    made = [p for p in (root / "data", *(root / "data").parents) if not p.exists()]  # innermost first
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = path.open("a+", encoding="utf-8")
     try:
@@ -63,7 +63,7 @@ def root_lock(root: Path, what: str) -> Iterator[None]:
         handle.close()  # releases the lock
         if made and not any(p for p in path.parent.iterdir() if p != path):
             path.unlink(missing_ok=True)
-            for folder in reversed(made):
+            for folder in made:
                 with contextlib.suppress(OSError):  # not empty after all: kept
                     folder.rmdir()
 

@@ -162,7 +162,7 @@ def outline(tree) -> str:  # noqa: ANN001 - a TopicTree table
 def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,
               paper_ids: list[str], cfg: TopicsConfig, *, embed: Embed | None = None, previous: State | None = None,
               previous_topics: dict[str, int] | None = None, corpus: LabelCorpus | None = None) -> None:
-    """Group the state's themes into areas (``areas.py``) and name them (``label.py``); on a refit an
+    """Group the state's themes into areas (``build_tree``) and name them (``label.py``); on a refit an
     area keeps the id, and the label, of the previous area it shares most papers with. ``corpus``:
     the texts already prepared for naming by the theme model."""
     from pipeline.topics.label import name_groups

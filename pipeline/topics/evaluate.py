@@ -23,6 +23,7 @@ from pipeline.topics.embed import Embedder, EmbeddingCache
 from pipeline.topics.fitted import load_state
 from pipeline.topics.metrics import agreement, hindsight, label_measures, r_precision, reader_measures, summary
 from pipeline.topics.vocabulary import stop_words
+from pipeline.topics.words import WordIndex
 
 
 def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None = None) -> dict:
@@ -39,11 +40,13 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     result["n_areas"] = len(state.area_labels)
     embedder = embedder or embed.make_embedder(cfg.topics)
     stop = frozenset(stop_words(cfg.topics.stop_words))
+    index = WordIndex(texts)  # one index of the papers' words for both kinds of label measure
     labels = label_measures(state.labels, topics, texts, state.centroids, state.ids.tolist(), embed=embedder.encode,
-                            stop=stop)
+                            stop=stop, index=index)
     result.update({k: v for k, v in labels.items() if k != "label_support"})
     embeddings, _ = EmbeddingCache(paths.embeddings, embedder.identity).embed(texts, embedder)
-    result.update(as_reader(state, topics, texts, papers[Papers.title].tolist(), embeddings, embedder.encode, stop))
+    result.update(as_reader(state, topics, texts, papers[Papers.title].tolist(), embeddings, embedder.encode, stop,
+                            index))
     floor = cfg.topics.min_label_support
     result[f"labels_below_{floor:.2f}_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < floor)
     if stability:
@@ -63,14 +66,11 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
 
 
 def as_reader(state, topics: np.ndarray, texts: list[str], titles: list[str], embeddings: np.ndarray,  # noqa: ANN001
-              encode, stop: frozenset[str]) -> dict:  # noqa: ANN001
+              encode, stop: frozenset[str], index: WordIndex) -> dict:  # noqa: ANN001
     """The labels used as a reader uses them, as search queries (``metrics.reader_measures``), with
     what a label could reach for calibration: the best title phrase picked with hindsight, and the
-    theme's own centroid as the query. Per theme too, largest first."""
-    from pipeline.topics.words import WordIndex
-
+    theme's own centroid as the query. Per theme too, largest first. ``index``: the papers' words."""
     ids = state.ids.tolist()
-    index = WordIndex(texts)
     measured = reader_measures(state.labels, topics, texts, embeddings, ids, embed=encode, stop=stop, index=index)
     best = hindsight(topics, titles, ids, index, stop)
     best_r = dict(zip(ids, r_precision(np.asarray(encode([best[t][0] or state.labels[t] for t in ids])), ids, topics,

@@ -128,7 +128,7 @@ def summary(topics: np.ndarray, topic_terms: dict[int, Sequence[str]], docs: Seq
 
 def label_measures(
     labels: dict[int, str], topics: np.ndarray, texts: Sequence[str], centroids: np.ndarray, ids: Sequence[int],
-    *, embed=None, stop: frozenset[str] = frozenset(), near: float = 0.9,  # noqa: ANN001
+    *, embed=None, stop: frozenset[str] = frozenset(), near: float = 0.9, index=None,  # noqa: ANN001
 ) -> dict:
     """How well the labels name their themes.
 
@@ -148,7 +148,7 @@ def label_measures(
 
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)
-    index = WordIndex(texts)
+    index = index if index is not None else WordIndex(texts)  # ``index``: a WordIndex of ``texts``, if built
     words = {t: index.words(labels[t], stop) for t in ids}
     per_theme, strict = {}, {}
     for t in ids:
@@ -203,7 +203,7 @@ def reader_measures(labels: dict[int, str], topics: np.ndarray, texts: Sequence[
         inside = len(hits & members)
         precision[t] = inside / len(hits) if hits else 0.0
         recall[t] = inside / len(members) if members else 0.0
-        f1[t] = 2 * precision[t] * recall[t] / (precision[t] + recall[t]) if inside else 0.0
+        f1[t] = lexical_f1(inside, len(hits), len(members))
     out = {"lexical_f1": f1, "lexical_precision": precision, "lexical_recall": recall,
            "lexical_f1_median": float(np.median(list(f1.values()))) if f1 else float("nan")}
     if embed is not None and ids:
@@ -215,13 +215,19 @@ def reader_measures(labels: dict[int, str], topics: np.ndarray, texts: Sequence[
     return out
 
 
+def lexical_f1(inside: int, hits: int, members: int) -> float:
+    """F1 of a query with ``hits`` papers, ``inside`` of them among a theme's ``members``: the harmonic
+    mean of precision (inside / hits) and recall (inside / members)."""
+    return 2 * inside / (hits + members) if inside else 0.0
+
+
 def r_precision(queries: np.ndarray, ids: Sequence[int], topics: np.ndarray, embeddings: np.ndarray) -> list[float]:
     """For each query vector (rows in ``ids`` order): the share of the |theme| papers nearest it (by
     cosine to the papers' unit ``embeddings``) that are in its theme."""
-    queries = np.asarray(queries, dtype=np.float32)
-    queries = queries / np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
-    vectors = np.asarray(embeddings, dtype=np.float32)
-    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    from pipeline.topics.placement import unit
+
+    queries = unit(np.asarray(queries, dtype=np.float32))
+    vectors = unit(np.asarray(embeddings, dtype=np.float32))
     topics = np.asarray(topics)
     out = []
     for query, t in zip(queries, ids):
@@ -256,7 +262,7 @@ def hindsight(topics: np.ndarray, titles: Sequence[str], ids: Sequence[int], ind
         for phrase, _, hits in index.distinct(sorted(p for p, n in counts.items() if n >= min_titles), stop):
             inside = len(hits & members)
             if inside:
-                f1 = 2 * inside / (len(hits) + len(members))
+                f1 = lexical_f1(inside, len(hits), len(members))
                 if f1 > best[1]:
                     best = (phrase, f1)
         out[t] = best
