@@ -85,17 +85,32 @@ def read_file(
             opened = open_input(path, stack)
             if fmt is None:
                 fmt = detect_format(read_head(opened.stream), path.name)
+            # a forced format's records wait until one is usable: a file it reads nothing usable from is the option's error
+            held: list[dict] | None = [] if cfg.format is not None else None
             for rec in FORMATS[fmt](opened.stream, ctx):
                 last_line = rec["line"] if rec["line"] is not None else last_line
                 if not keep.keeps(rec):
                     stats.filtered += 1
                     continue
                 stats.warnings += len(rec["warnings"])
-                yield {**rec, "source_file": shown, "source_format": fmt, "position": position}
+                out = {**rec, "source_file": shown, "source_format": fmt, "position": position}
                 position += 1
+                if held is not None and not usable(rec):
+                    held.append(out)
+                    continue
+                yield from held or ()
+                held = None
+                yield out
+            if held and other_format(path, cfg.format) is None:
+                yield from held  # the file is the format named: its records go to quarantine as they are
+            elif held:
+                raise SourceError(f"none of its {len(held):,} record(s) has both a title and an abstract")
     except Exception as exc:  # noqa: BLE001 - every failure becomes a named, placed error row
         if isinstance(exc, IngestError):
             raise
+        if cfg.format is not None and (fits := other_format(path, cfg.format)) is not None:
+            why = exc.message if isinstance(exc, SourceError) else f"{type(exc).__name__}: {exc}"
+            raise IngestError(f"{shown}: read as --format {cfg.format}: {cut(why)}; {fits}") from None
         unexpected = not isinstance(exc, (SourceError, *STREAM_ERRORS))
         error = _as_source_error(exc, opened, last_line)
         where = error.where()
@@ -104,7 +119,7 @@ def read_file(
         if cfg.strict:
             raise IngestError(message) from exc
         kept = f"the {position} record(s) before the break are kept, " if position else ""
-        log.warning("%s; %sthe error is recorded for quarantine", message, kept, exc_info=unexpected)
+        log.warning("%s; %sthe error is recorded for quarantine", cut(message), kept, exc_info=unexpected)
         stats.unreadable_files += 1
         yield {
             **record(line=error.line, error=detail),
@@ -120,6 +135,30 @@ def read_file(
         stats.warnings += len(ctx.warnings)
         stats.records += position
         stats.by_format[fmt or "unknown"] = stats.by_format.get(fmt or "unknown", 0) + position
+
+
+def usable(rec: dict) -> bool:
+    """Whether a record can become a paper as far as its reader can tell: no error, a title and an abstract."""
+    return rec["error"] is None and bool(rec["title"]) and bool(rec["abstract"])
+
+
+def other_format(path: Path, forced: str) -> str | None:
+    """What to do instead of a --format that did not fit the file: the format its first bytes show,
+    or None where they show the forced format itself or none (the file is then broken, not misread)."""
+    try:
+        with ExitStack() as stack:
+            found = detect_format(read_head(open_input(path, stack).stream), path.name)
+    except (SourceError, InputError, *STREAM_ERRORS):
+        return None  # no format fits: a broken file, quarantined as without --format
+    if found == forced:
+        return None
+    return f"the file looks like {found}: use --format {found}, or leave --format out to detect each file's format"
+
+
+def cut(text: str, limit: int = 400) -> str:
+    """One line of at most ``limit`` characters (a reader's message may quote a whole line of a file)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def ingest(files: list[Path], paths: Paths, cfg: IngestConfig, stats: IngestStats) -> Iterator[pd.DataFrame]:

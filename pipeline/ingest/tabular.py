@@ -47,7 +47,7 @@ def _mapping(
     if missing:
         named = ", ".join(f"{ours}={theirs!r}" for ours, theirs in sorted(missing.items()))
         raise SourceError(
-            f"--columns maps {named}, but the {where} has no such column; its columns are {header}", line=line
+            f"--columns maps {named}, but the {where} has no such column; its columns are {_shown(header)}", line=line
         )
     mapping = dict(columns)
     lowered = {h.strip().lower(): h for h in header}
@@ -58,11 +58,18 @@ def _mapping(
                 mapping[ours] = found
     if "title" not in mapping and "abstract" not in mapping:
         raise SourceError(
-            f"{where} has no title or abstract column (columns: {header}); "
+            f"{where} has no title or abstract column (columns: {_shown(header)}); "
             "map them with --columns title=COLUMN,abstract=COLUMN",
             line=line,
         )
     return mapping
+
+
+def _shown(header: list[str], most: int = 8, width: int = 40) -> str:
+    """A header for a message: its first columns, each cut short (a JSON line read as CSV is one long header)."""
+    names = [repr(h if len(h) <= width else h[: width - 1] + "…") for h in header[:most]]
+    more = f", and {len(header) - most} more" if len(header) > most else ""
+    return ", ".join(names) + more
 
 
 def _split(value: Any, field: str) -> list[str]:

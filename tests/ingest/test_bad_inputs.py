@@ -373,7 +373,7 @@ def test_csv_mapping_naming_a_missing_column_through_the_driver(tmp_path, caplog
     out = _ingest(tmp_path, "papers.csv", data, columns={"title": "Title"})
     says = "--columns maps title='Title', but the CSV file has no such column"
     _assert_quarantined(out, caplog, kept=0, says=says, where="line 1")
-    assert "['id', 'Heading', 'abstract']" in out.errors.iloc[0]["error"]
+    assert "'id', 'Heading', 'abstract' (at line 1)" in out.errors.iloc[0]["error"]
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
@@ -445,3 +445,33 @@ def test_a_line_too_long_to_be_a_record_is_skipped_in_bounded_memory(tmp_path, m
     assert records[1]["error"] == (f"line 2 is {len(huge) + 1:,} bytes long, more than the {4 * 2**20:,} a record "
                                    "may have; it was skipped unread")
     assert records[1]["line"] == 2
+
+
+# --- a --format that does not fit the file ------------------------------------------------------
+def _daily_lines(n: int = 5) -> bytes:
+    with gzip.open(MARCH_18, "rb") as f:
+        return b"".join(next(f) for _ in range(n))
+
+
+@pytest.mark.parametrize("forced", ["kaggle", "csv"])
+def test_a_forced_format_that_reads_nothing_usable_names_the_file_and_the_fitting_format(tmp_path, forced):
+    cfg = config.load(tmp_path, overrides={"ingest": {"format": forced}})
+    cfg.paths.raw.mkdir(parents=True)
+    (cfg.paths.raw / "2025-03-18.jsonl").write_bytes(_daily_lines())
+    with pytest.raises(IngestError) as info:
+        run(cfg, force=True)
+    message = str(info.value)
+    assert message.startswith(f"data/raw/2025-03-18.jsonl: read as --format {forced}: ")
+    assert "use --format daily-jsonl" in message
+    assert "\n" not in message and len(message) < 600  # a JSON line read as CSV's header is cut, not quoted whole
+    assert not cfg.paths.listings.exists()
+
+
+def test_a_forced_format_that_fits_keeps_records_without_abstracts_for_quarantine(tmp_path):
+    lines = [json.loads(line) for line in _daily_lines(3).splitlines()]
+    for rec in lines[:2]:
+        rec["summary"] = ""
+    out = _ingest(tmp_path, "2025-03-18.jsonl", b"\n".join(json.dumps(r).encode() for r in lines), format="daily-jsonl")
+    assert len(out.df) == 3 and out.errors.empty  # the two without abstracts are held, then kept in order
+    assert out.df["position"].tolist() == [0, 1, 2] and out.df["abstract"].tolist()[:2] == ["", ""]
+    assert out.counts["records"] == 3
