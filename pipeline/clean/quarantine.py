@@ -29,8 +29,8 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
     mark(wrong, "wrong field type", df[L.error].astype(object).map(lambda e: e[len(WRONG_TYPE) + 2:] if isinstance(e, str) else e))
     mark(df[L.error].notna(), "unreadable", df[L.error].astype(object))
     mark(df[L.arxiv_id].notna() & df["_base_id"].isna(), "invalid arXiv id", df[L.arxiv_id].astype(object))
-    mark(df[L.title].isna(), "no title")
-    mark(abstract_len == 0, "no abstract")
+    mark(df[L.title].isna(), "no title", "the record has no title")
+    mark(abstract_len == 0, "no abstract", "the record has no abstract")
     mark(abstract_len.between(1, cfg.min_abstract_chars - 1), "abstract too short",
          abstract_len.map("{:,} characters".format))
     mark(abstract_len > cfg.max_abstract_chars, "abstract too long",
@@ -39,7 +39,29 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
     # of the same arXiv id is held; only then can the paper be placed in a week
     why = dates.implausible(df["_date"])
     dated = set(df.loc[reason.isna() & df["_date"].notna() & (why == "") & df["_base_id"].notna(), "_base_id"])
-    mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date")
+    mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date", _no_date(df))
     mark(df["_date"].isna() & raw_date.notna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
     mark(why != "", "implausible date", pd.Series([f"date {v!r}: {w}" for v, w in zip(raw_date, why)], index=df.index))
-    return reason, detail
+    return reason, detail.where(reason.isna(), _placed(detail, df))
+
+
+def _no_date(df: pd.DataFrame) -> pd.Series:
+    """Why a record has no date: a daily listing's day comes from its file's name."""
+    daily = df[L.source_format].astype("string").eq("daily-jsonl").fillna(False).astype(bool)
+    dated_name = df[L.source_file].astype(str).str.contains(r"\d{4}-\d{2}-\d{2}[^/]*$", regex=True)
+    why = [
+        ("no published date, and the file's name holds no announcement day (name daily listings YYYY-MM-DD.jsonl)"
+         if not named else "no published date") if d else "no published, updated or announced date"
+        for d, named in zip(daily, dated_name)
+    ]
+    return pd.Series(why, index=df.index)
+
+
+def _placed(detail: pd.Series, df: pd.DataFrame) -> pd.Series:
+    """Each detail followed by where its record stands: the file, and the line (or the record's place)."""
+    where = [
+        f"{file}, line {int(line)}" if pd.notna(line) else f"{file}, record {int(position) + 1}"
+        for file, line, position in zip(df[L.source_file], df[L.line], df[L.position])
+    ]
+    return pd.Series([f"{d} (in {w})" if isinstance(d, str) else f"in {w}" for d, w in zip(detail, where)],
+                     index=df.index)

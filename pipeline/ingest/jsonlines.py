@@ -66,8 +66,8 @@ def _json_error(number: int, exc: orjson.JSONDecodeError) -> str:
 
 def _objects(
     stream: BinaryIO, ctx: ReadContext, keep: Callable[[bytes], bool] | None = None
-) -> Iterator[tuple[int, dict[str, Any] | None, list[str], str | None]]:
-    """Yield ``(line_number, object, warnings, error)`` per non-blank line.
+) -> Iterator[tuple[int, dict[str, Any] | None, list[str], str | None, bytes]]:
+    """Yield ``(line_number, object, warnings, error, line)`` per non-blank line.
 
     A line that is not UTF-8 is decoded as Windows-1252; the record says so, and the first such
     line is also a file-level warning (logged once, not once per line).
@@ -75,7 +75,7 @@ def _objects(
     for number, offset, raw in _lines(stream):
         if isinstance(raw, int):
             yield number, None, [], (f"line {number} is {raw:,} bytes long, more than the {MAX_LINE_BYTES:,} a record "
-                                     "may have; it was skipped unread")
+                                     "may have; it was skipped unread"), b""
             continue
         if number == 1 and raw.startswith(codecs.BOM_UTF8):
             raw = raw[len(codecs.BOM_UTF8):]
@@ -91,7 +91,7 @@ def _objects(
         except orjson.JSONDecodeError as exc:
             text, bad = decode(raw)
             if bad is None:
-                yield number, None, warnings, _json_error(number, exc)
+                yield number, None, warnings, _json_error(number, exc), raw
                 continue
             warning = fallback_warning(offset + bad) + f" (line {number})"
             warnings.append(warning)
@@ -100,12 +100,12 @@ def _objects(
             try:
                 obj = orjson.loads(text)
             except orjson.JSONDecodeError as exc2:
-                yield number, None, warnings, _json_error(number, exc2)
+                yield number, None, warnings, _json_error(number, exc2), raw
                 continue
         if not isinstance(obj, dict):
-            yield number, None, warnings, f"line {number} is JSON but not an object ({type(obj).__name__})"
+            yield number, None, warnings, f"line {number} is JSON but not an object ({type(obj).__name__})", raw
             continue
-        yield number, obj, warnings, None
+        yield number, obj, warnings, None, raw
 
 
 def _kind(value: Any) -> str:
@@ -145,12 +145,20 @@ def _authors(value: Any, problems: list[str] | None = None) -> list[str]:
     return _list(value, "authors", problems)
 
 
-def _flagged(number: int, problems: list[str], warnings: list[str], ctx: ReadContext) -> str | None:
+def _as_written(problem: str, line: bytes) -> str:
+    """A number named in ``problem`` as the line writes it: an id 2503.10000 read as JSON is the float
+    2503.1, another paper's id, so the message quotes the line's own digits."""
+    named = re.match(r"'([^']+)' is a number", problem)
+    found = named and re.search(rb'"' + re.escape(named.group(1).encode()) + rb'"\s*:\s*(-?[0-9][0-9.eE+-]*)', line)
+    return f"{problem} (written {found.group(1).decode()})" if found else problem
+
+
+def _flagged(number: int, problems: list[str], warnings: list[str], ctx: ReadContext, line: bytes) -> str | None:
     """The record's error when a field had the wrong type (clean quarantines it as such); the first
     such line is also a file-level warning."""
     if not problems:
         return None
-    message = f"line {number}: {'; '.join(problems)}"
+    message = f"line {number}: {'; '.join(_as_written(p, line) for p in problems)}"
     warnings.append(message)
     if not any(w.startswith(WRONG_TYPE) for w in ctx.warnings):
         ctx.warnings.append(f"{WRONG_TYPE} ({message}); such records are quarantined, not guessed at")
@@ -163,7 +171,7 @@ def read_daily(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     announced = match.group(1) if match else None
     if announced is None:
         ctx.warnings.append("file name has no YYYY-MM-DD date, so its announcement day is unknown")
-    for number, obj, warnings, error in _objects(stream, ctx):
+    for number, obj, warnings, error, line in _objects(stream, ctx):
         if obj is None:
             yield record(line=number, announced=announced, warnings=warnings, error=error)
             continue
@@ -179,7 +187,7 @@ def read_daily(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             url=_str(obj.get("abs"), "abs", problems),
         )
         yield record(line=number, categories=categories, primary_category=categories[0] if categories else None,
-                     announced=announced, warnings=warnings, error=_flagged(number, problems, warnings, ctx), **fields)
+                     announced=announced, warnings=warnings, error=_flagged(number, problems, warnings, ctx, line), **fields)
 
 
 def _kaggle_author(parts: list[Any]) -> tuple[str, str]:
@@ -220,7 +228,7 @@ def _category_prefilter(categories: tuple[str, ...]) -> Callable[[bytes], bool]:
 def read_kaggle(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     """The Kaggle arXiv snapshot: submission date from ``versions[0].created``, not ``update_date``."""
     keep = _category_prefilter(ctx.categories) if ctx.categories else None
-    for number, obj, warnings, error in _objects(stream, ctx, keep):
+    for number, obj, warnings, error, line in _objects(stream, ctx, keep):
         if obj is None:
             yield record(line=number, warnings=warnings, error=error)
             continue
@@ -242,7 +250,7 @@ def read_kaggle(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         title, abstract = _str(obj.get("title"), "title", problems), _str(obj.get("abstract"), "abstract", problems)
         yield record(
             line=number,
-            error=_flagged(number, problems, warnings, ctx),
+            error=_flagged(number, problems, warnings, ctx, line),
             arxiv_id=arxiv_id,
             title=title,
             abstract=abstract,

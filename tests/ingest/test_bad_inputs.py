@@ -414,16 +414,16 @@ def test_jsonl_fields_of_the_wrong_type_are_flagged_not_guessed(tmp_path, caplog
     assert len(out.df) == 6 and out.good["arxiv_id"].tolist() == ["2503.00001"]
     errors = out.errors.set_index("line")["error"].to_dict()
     assert errors[2] == "wrong field type: line 2: 'title' is a list, not text"
-    assert errors[3] == "wrong field type: line 3: 'title' is a number, not text"
+    assert errors[3] == "wrong field type: line 3: 'title' is a number, not text (written 42)"
     assert errors[4] == "wrong field type: line 4: 'authors' holds an object, not text"
-    assert errors[5] == "wrong field type: line 5: 'id' is a number, not text"
+    assert errors[5] == "wrong field type: line 5: 'id' is a number, not text (written 2503.0005)"
     assert errors[6] == "wrong field type: line 6: 'summary' is an object, not text"
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(w.startswith(f"{out.shown}: wrong field type (line 2:") for w in warnings), warnings
     clean.run(out.cfg, force=True)
     quarantine = read_table(out.cfg.paths.quarantine, Quarantine)
     assert quarantine["reason"].tolist() == ["wrong field type"] * 5
-    assert quarantine["detail"].iloc[0] == "line 2: 'title' is a list, not text"
+    assert quarantine["detail"].iloc[0] == "line 2: 'title' is a list, not text (in data/raw/2025-03-18.jsonl, line 2)"
 
 
 def test_a_line_too_long_to_be_a_record_is_skipped_in_bounded_memory(tmp_path, monkeypatch):
@@ -475,3 +475,26 @@ def test_a_forced_format_that_fits_keeps_records_without_abstracts_for_quarantin
     assert len(out.df) == 3 and out.errors.empty  # the two without abstracts are held, then kept in order
     assert out.df["position"].tolist() == [0, 1, 2] and out.df["abstract"].tolist()[:2] == ["", ""]
     assert out.counts["records"] == 3
+
+
+def test_a_numeric_id_is_refused_with_its_digits_as_written(tmp_path):
+    """2503.10000 read as JSON is the float 2503.1: another paper's id, so it is refused, quoting the line."""
+    line = b'{"id": 2503.10000, "title": "A title", "summary": "An abstract that is long enough to keep.", "categories": ["cs.DC"]}\n'
+    out = _ingest(tmp_path, "2025-03-18.jsonl", line)
+    assert out.good.empty
+    assert out.errors.iloc[0]["error"] == "wrong field type: line 1: 'id' is a number, not text (written 2503.10000)"
+    assert out.errors.iloc[0]["arxiv_id"] is None or pd.isna(out.errors.iloc[0]["arxiv_id"])
+
+
+def test_every_quarantined_row_says_what_and_where(tmp_path):
+    """A daily listing without a day in its name: each record says why it has no date, and its file and line."""
+    from pipeline import clean
+    from pipeline.schemas import Quarantine
+
+    out = _ingest(tmp_path, "listing.jsonl", _daily_lines(3))
+    clean.run(out.cfg, force=True)
+    quarantine = read_table(out.cfg.paths.quarantine, Quarantine)
+    assert quarantine["reason"].tolist() == ["no date"] * 3
+    for line, detail in zip(quarantine["line"], quarantine["detail"]):
+        assert detail.startswith("no published date, and the file's name holds no announcement day"), detail
+        assert detail.endswith(f"(in data/raw/listing.jsonl, line {line})"), detail
