@@ -12,6 +12,8 @@ import dataclasses
 import datetime as dt
 import os
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -264,22 +266,53 @@ _SECTIONS = {"ingest": IngestConfig, "clean": CleanConfig, "topics": TopicsConfi
              "report": ReportConfig}
 
 
+def _key(cls: type, name: str) -> str:
+    """A setting as a user writes it: ``topics.min_cluster_size``."""
+    return f"{cls.__name__.removesuffix('Config').lower()}.{name}"
+
+
+def _kind(value: Any) -> str:
+    return {bool: "true or false", int: "an integer", float: "a number", str: "text", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
 def _coerce(cls: type, name: str, value: Any) -> Any:
-    current = getattr(cls(), name)
-    if name in ("since", "until") and value is not None and not isinstance(value, dt.date):
-        return dt.date.fromisoformat(str(value))
-    if isinstance(current, tuple):
-        if isinstance(value, dict):  # watched themes keep the order the user wrote them in
-            return tuple(value.items()) if name == "watch" else tuple(sorted(value.items()))
-        if isinstance(value, str):
-            return (value,)
-        return tuple(tuple(v) if isinstance(v, list) else v for v in value)
-    if isinstance(current, bool) and not isinstance(value, bool):
-        raise ConfigError(f"{cls.__name__}.{name} must be true or false, got {value!r}")
-    if isinstance(current, float) and isinstance(value, int) and not isinstance(value, bool):
+    """``value`` as the type the setting's field declares; ConfigError naming the setting where it is not."""
+    hint = typing.get_type_hints(cls)[name]
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    base = args[0] if typing.get_origin(hint) is types.UnionType and len(args) == 1 else hint
+
+    def wrong(want: str) -> ConfigError:
+        return ConfigError(f"{_key(cls, name)} must be {want}, got {value!r} ({_kind(value)})")
+
+    if base is dt.date:
+        if isinstance(value, dt.date):
+            return value
+        try:
+            return dt.date.fromisoformat(str(value))
+        except ValueError:
+            raise wrong("a day written YYYY-MM-DD") from None
+    if typing.get_origin(base) is tuple:
+        if name == "watch" or typing.get_args(base)[0] != str:  # pairs: a TOML table, or a list of pairs
+            if isinstance(value, dict):  # watched themes keep the order the user wrote them in
+                return tuple(value.items()) if name == "watch" else tuple(sorted(value.items()))
+            if not isinstance(value, list | tuple):
+                raise wrong("a table of names to text")
+            return tuple(tuple(v) if isinstance(v, list) else v for v in value)
+        items = (value,) if isinstance(value, str) else value
+        if not isinstance(items, list | tuple) or not all(isinstance(v, str) for v in items):
+            raise wrong("a list of text")
+        return tuple(items)
+    if base is bool and not isinstance(value, bool):
+        raise wrong("true or false")
+    if base is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise wrong("a number")
         return float(value)
-    if isinstance(current, int) and not isinstance(current, bool) and not isinstance(value, int):
-        raise ConfigError(f"{cls.__name__}.{name} must be an integer, got {value!r}")
+    if base is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise wrong("an integer")
+    if base is str and not isinstance(value, str):
+        raise wrong("text")
     return value
 
 
@@ -322,22 +355,27 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 def load(root: Path, config_file: Path | None = None, overrides: dict[str, dict] | None = None) -> Config:
     """Defaults, then ``[tool.pipeline]`` of root/pyproject.toml, then ``config_file``, then overrides."""
-    layers: list[dict[str, Any]] = []
+    layers: list[tuple[str, dict[str, Any]]] = []  # (where it was written, its sections)
     pyproject = root / "pyproject.toml"
     if pyproject.exists():
-        layers.append(_read_toml(pyproject).get("tool", {}).get("pipeline", {}))
+        layers.append((f"{pyproject} [tool.pipeline]", _read_toml(pyproject).get("tool", {}).get("pipeline", {})))
     if config_file is not None:
         if not config_file.exists():
             raise ConfigError(f"{config_file}: config file not found")
-        layers.append(_read_toml(config_file))
-    layers.append(overrides or {})
+        layers.append((str(config_file), _read_toml(config_file)))
+    layers.append(("", overrides or {}))
     sections: dict[str, Any] = {name: cls() for name, cls in _SECTIONS.items()}
-    for layer in layers:
-        unknown = set(layer) - set(_SECTIONS)
-        if unknown:
-            raise ConfigError(f"unknown config section(s): {', '.join(sorted(unknown))}")
-        for name, values in layer.items():
-            sections[name] = section(_SECTIONS[name], values, base=sections[name])
+    for where, layer in layers:
+        try:
+            unknown = set(layer) - set(_SECTIONS)
+            if unknown:
+                raise ConfigError(f"unknown config section(s): {', '.join(sorted(unknown))}")
+            for name, values in layer.items():
+                if not isinstance(values, dict):
+                    raise ConfigError(f"[{name}] must be a table of settings, got {values!r}")
+                sections[name] = section(_SECTIONS[name], values, base=sections[name])
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}" if where else str(exc)) from None
     return Config(paths=Paths(root), **sections)
 
 

@@ -199,3 +199,20 @@ def test_a_run_that_keeps_no_paper_stops_at_topics_and_says_so(project):
     error = [line for line in result.output.splitlines() if line.startswith("paper-trends: error")]
     assert len(error) == 1 and "papers.parquet holds no papers" in error[0] and "quarantine.parquet" in error[0]
     assert not (project / "data" / "processed" / "doc_topics.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["ingest", "--columns", "foo"], "Invalid value for '--columns': expected FIELD=COLUMN pairs"),
+        (["ingest", "--columns", "title=T,bogus=X"], "Invalid value for '--columns': 'bogus' is no field"),
+        (["ingest", "--category", "12"], "Invalid value for '--category': '12' is not an arXiv category"),
+        (["run", "--category", "x.1"], "Invalid value for '--category'"),
+        (["topics", "--cluster", "foo"], "Invalid value for '--cluster': 'foo' is not a scheduler address"),
+        (["report", "survey", "--since", "2025-02-30"], "Invalid value for '--since'"),
+    ],
+)
+def test_a_bad_option_value_is_refused_against_its_option(tmp_path, args, says):
+    result = CliRunner().invoke(cli, ["--root", str(tmp_path), *args])
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert not (tmp_path / "data").exists()

@@ -31,6 +31,13 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ("[clean]\nmin_abstract_chars = 'ten'\n", "must be an integer"),
         ("[ingest]\nstrict = 'yes'\n", "must be true or false"),
         ("[clean\n", "invalid TOML"),
+        # every bad value is named by its setting, with the file that set it
+        ("[topics]\nmin_cluster_size = 'x'\n", r"c\.toml: topics\.min_cluster_size must be an integer, got 'x'"),
+        ("[ingest]\nsince = '2025-13-01'\n", r"c\.toml: ingest\.since must be a day written YYYY-MM-DD, got '2025-13-01'"),
+        ("[report]\nalpha = 'x'\n", r"report\.alpha must be a number"),
+        ("[topics]\nstop_words = [1, 2]\n", r"topics\.stop_words must be a list of text"),
+        ("[topics]\nembedder = 3\n", r"topics\.embedder must be text"),
+        ("topics = 3\n", r"\[topics\] must be a table of settings"),
         ("[topics]\ngraph_neighbors = 1\n", "topics.graph_neighbors = 1"),
         ("[topics]\nresolution = 0\n", "topics.resolution = 0"),
         # settings measurement rejected, or made constants, are named with the note that says why

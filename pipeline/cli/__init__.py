@@ -8,6 +8,8 @@ pyarrow), so ``--help`` is instant. ``reports.py`` holds ``evaluate`` and ``repo
 
 from __future__ import annotations
 
+import re
+
 import logging
 import sys
 from pathlib import Path
@@ -76,14 +78,38 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
     ctx.obj = Obj((root or _default_root()).resolve(), config_file, verbose)
 
 
-def _columns(value: str | None) -> dict[str, str] | None:
+def _check_categories(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    if not values:
+        return values
+    from pipeline import arxiv
+
+    for value in values:
+        if not arxiv.CATEGORY.fullmatch(value):
+            raise click.BadParameter(f"{value!r} is not an arXiv category (e.g. cs.DC, hep-th, math.QA)")
+    return values
+
+
+def _check_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A Dask scheduler's address: PROTOCOL://HOST:PORT or HOST:PORT ("" runs here)."""
+    if value and not re.fullmatch(r"(?:[a-z]+://)?[\w.\-\[\]:]+:\d+", value):
+        raise click.BadParameter(f"{value!r} is not a scheduler address like tcp://scheduler:8786")
+    return value
+
+
+def _columns(ctx: click.Context, param: click.Parameter, value: str | None) -> dict[str, str] | None:
+    """``--columns title=Title,abstract=Abstract`` as a mapping; a malformed pair or an unknown field is
+    refused against the option."""
     if not value:
         return None
+    from pipeline.ingest.tabular import MAPPABLE
+
     mapping = {}
     for part in value.split(","):
         ours, sep, theirs = part.partition("=")
         if not sep or not ours.strip() or not theirs.strip():
             raise click.BadParameter(f"expected FIELD=COLUMN pairs separated by commas, got {part!r}")
+        if ours.strip() not in MAPPABLE:
+            raise click.BadParameter(f"{ours.strip()!r} is no field; fields are {', '.join(MAPPABLE)}")
         mapping[ours.strip()] = theirs.strip()
     return mapping
 
@@ -92,7 +118,7 @@ def _ingest_overrides(paths, fmt, columns, category, since, until, strict) -> di
     return {
         "inputs": [str(p) for p in paths] or None,
         "format": fmt,
-        "columns": _columns(columns),
+        "columns": columns,
         "categories": list(category) or None,
         "since": since.date() if since else None,
         "until": until.date() if until else None,
@@ -103,9 +129,9 @@ def _ingest_overrides(paths, fmt, columns, category, since, until, strict) -> di
 _ingest_options = [
     click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES), default=None,
                  help="Read every file as this format instead of detecting it."),
-    click.option("--columns", default=None, metavar="FIELD=COLUMN,...",
+    click.option("--columns", default=None, metavar="FIELD=COLUMN,...", callback=_columns,
                  help="CSV/parquet: which column holds each field, e.g. title=Title,abstract=Abstract."),
-    click.option("--category", multiple=True, metavar="CAT",
+    click.option("--category", multiple=True, metavar="CAT", callback=_check_categories,
                  help="Keep only records listed in CAT (repeatable), e.g. cs.DC."),
     click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Keep records dated on or after."),
     click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Keep records dated on or before."),
@@ -147,17 +173,6 @@ def _fetch(obj: Obj, cfg: Config, categories, since, until, feed: bool) -> None:
 
     log.info(fetch_run(cfg, categories=list(categories), since=since.date() if since else None,
                        until=until.date() if until else None, feed=feed).summary())
-
-
-def _check_categories(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
-    if not values:
-        return values
-    from pipeline import arxiv
-
-    for value in values:
-        if not arxiv.CATEGORY.fullmatch(value):
-            raise click.BadParameter(f"{value!r} is not an arXiv category (e.g. cs.DC, hep-th, math.QA)")
-    return values
 
 
 @cli.command()
@@ -216,7 +231,7 @@ def clean(obj: Obj, force: bool) -> None:
 @click.option("--refit", is_flag=True, help="Cluster everything again; themes that persist keep their ids and labels.")
 @click.option("--seed", type=int, default=None, help="Random seed of UMAP [default: config, 42].")
 @click.option("--force", is_flag=True, help="Re-run even if papers, config and code are unchanged.")
-@click.option("--cluster", metavar="ADDRESS", default=None,
+@click.option("--cluster", metavar="ADDRESS", default=None, callback=_check_address,
               help="Embed and place papers on the workers of this Dask scheduler (tcp://host:8786) [default: config].")
 @click.pass_obj
 def topics(obj: Obj, refit: bool, seed: int | None, force: bool, cluster: str | None) -> None:
@@ -263,7 +278,7 @@ def topics(obj: Obj, refit: bool, seed: int | None, force: bool, cluster: str | 
               help="First fetch new arXiv papers of CAT (repeatable) into data/raw/, as `fetch --category CAT`.")
 @click.option("--feed", is_flag=True, help="With --fetch: also store each category's daily feed.")
 @click.option("--force", is_flag=True, help="Re-run every stage.")
-@click.option("--cluster", metavar="ADDRESS", default=None,
+@click.option("--cluster", metavar="ADDRESS", default=None, callback=_check_address,
               help="Embed and place papers on the workers of this Dask scheduler [default: config].")
 @click.pass_obj
 def run(obj: Obj, paths, fmt, columns, category, since, until, strict, fetch_categories, feed, force, cluster) -> None:  # noqa: ANN001
