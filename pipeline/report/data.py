@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from pipeline.dates import week_label, week_monday
+from pipeline.dates import week_monday
 from pipeline.schemas import DocTopics, Papers, TopicInfo
 
 
