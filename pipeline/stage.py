@@ -1,4 +1,4 @@
-"""What every stage shares: fingerprints that make re-runs safe, the summary line, progress bars.
+"""What every stage shares: fingerprints that make re-runs safe, the summary line, the root's lock.
 
 A stage's fingerprint hashes its code (the source of the modules it names), its config section and
 its input files (path, size, modification time). Its outputs carry the fingerprint; when all of them
@@ -25,9 +25,6 @@ from pipeline.io import read_fingerprint
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-_progress_enabled = True
-
 
 class LockedError(RuntimeError):
     """Another paper-trends process writes to the same root."""
@@ -66,22 +63,6 @@ def root_lock(root: Path, what: str) -> Iterator[None]:
             for folder in made:
                 with contextlib.suppress(OSError):  # not empty after all: kept
                     folder.rmdir()
-
-
-def set_progress(enabled: bool) -> None:
-    """Show or hide progress bars (the CLI's ``--quiet`` hides them)."""
-    global _progress_enabled
-    _progress_enabled = enabled
-
-
-def progress(items: Iterable[T], *, total: int | None = None, desc: str = "", unit: str = "it") -> Iterator[T]:
-    """Wrap long work in a progress bar on stderr, unless progress is off or stderr is no terminal."""
-    if not _progress_enabled:
-        yield from items
-        return
-    from tqdm.auto import tqdm
-
-    yield from tqdm(items, total=total, desc=desc, unit=unit, leave=False, disable=None)
 
 
 def code_version(*module_names: str) -> str:

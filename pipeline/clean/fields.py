@@ -10,7 +10,7 @@ import pandas as pd
 from pipeline import arxiv
 from pipeline.clean.text import clean_text
 from pipeline.schemas import Listings as L
-from pipeline.stage import progress
+from pipeline.progress import progress
 
 
 def _clean_strings(values: pd.Series) -> pd.Series:

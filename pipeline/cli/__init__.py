@@ -46,7 +46,7 @@ def _configure_logging(verbose: bool) -> None:
               help="Folder holding data/ and reports/ [default: the project root].")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="TOML file with [ingest], [clean] ... sections overriding pyproject.toml's [tool.pipeline].")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress: no bars on a terminal, no lines every 10 s in a log.")
 @click.option("-v", "--verbose", is_flag=True, help="Debug logging and full tracebacks.")
 @click.pass_context
 def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: bool, verbose: bool) -> None:
@@ -71,7 +71,7 @@ def cli(ctx: click.Context, root: Path | None, config_file: Path | None, quiet: 
       paper-trends run --fetch cs.DC         # this week's cs.DC papers, then every stage
       paper-trends --root /tmp/x ingest ~/feeds --category cs.DC
     """
-    from pipeline.stage import set_progress
+    from pipeline.progress import set_progress
 
     _configure_logging(verbose)
     set_progress(not quiet)

@@ -22,7 +22,8 @@ from pipeline.io import write_batches
 from pipeline.io.inputs import InputError, Opened, open_input, read_head
 from pipeline.io import inputs as io_inputs
 from pipeline.schemas import Listings
-from pipeline.stage import StageResult, Step, Timer, code_version, fingerprint, progress
+from pipeline.progress import progress
+from pipeline.stage import StageResult, Step, Timer, code_version, fingerprint
 
 log = logging.getLogger("pipeline.ingest")  # the stage's one logger, whichever module speaks
 

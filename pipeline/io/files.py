@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from pipeline.io.atomic import atomic_path
+from pipeline.progress import progress
+
 
 def write_json(obj: dict, path: Path) -> None:
     """Write a small JSON record (run records, stage summaries) atomically."""
@@ -128,13 +129,13 @@ def write_figures(figures: dict[str, object], folder: Path) -> dict[str, bytes]:
         _DRAWING.update(figures)
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                drawn = list(pool.map(_draw, jobs))
+                drawn = list(progress(pool.map(_draw, jobs), total=len(jobs), desc="figures", unit="figure"))
         except (OSError, BrokenProcessPool):
             drawn = None
         finally:
             _DRAWING.clear()
     if drawn is None:
-        drawn = [_figure_bytes(figures[name], fmt) for name, fmt in jobs]
+        drawn = [_figure_bytes(figures[name], fmt) for name, fmt in progress(jobs, desc="figures", unit="figure")]
     folder.mkdir(parents=True, exist_ok=True)
     for (name, fmt), data in zip(jobs, drawn):
         with atomic_path(folder / f"{name}.{fmt}") as tmp:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from pipeline.dates import week_monday
+from pipeline.dates import week_label, week_monday  # noqa: F401 - week_label: data.week_label, the reports' week names
 from pipeline.schemas import DocTopics, Papers, TopicInfo
 
 

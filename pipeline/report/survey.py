@@ -18,13 +18,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from pipeline.report import mapplot, plots
+from pipeline.dates import week_label
 from pipeline.report.data import (
     Corpus,
     areas_of,
     at_level,
     carried_by,
     theme_by_category,
-    week_label,
     weekly_topic_counts,
 )
 from pipeline.report.render import md_escape as esc

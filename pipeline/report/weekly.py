@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from pipeline.report import plots
+from pipeline.dates import week_label
 from pipeline.report.data import (
     Corpus,
     areas_of,
@@ -21,7 +22,6 @@ from pipeline.report.data import (
     category_counts,
     uncategorised,
     theme_by_category,
-    week_label,
     weekly_topic_counts,
 )
 from pipeline.report.movement import horizons, movement, movers, needed, weeks_of

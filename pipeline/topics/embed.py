@@ -26,7 +26,7 @@ import numpy as np
 
 from pipeline.io import list_files, read_array, read_shard, remove_files, write_array
 from pipeline.schemas import Papers
-from pipeline.stage import progress
+from pipeline import progress
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -169,6 +169,7 @@ class TransformerEmbedder:
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
                 out[rows] = torch.nn.functional.normalize(pooled, dim=1).cpu().numpy()
+                progress.advance(len(rows))
         return out
 
 
@@ -324,14 +325,16 @@ class EmbeddingCache:
         rank[order] = np.arange(len(order))
         item = rank[which.reshape(-1)]
         by_item = np.argsort(item, kind="stable")
-        starts = range(0, len(todo), chunk)
-        for start in progress(starts, total=len(starts), desc="embed", unit="chunk"):
-            batch = todo[start : start + chunk]
-            vectors = embedder.encode([texts[missing[first[order[j]]]] for j in range(start, start + len(batch))])
-            self._add(batch, vectors)
-            lo, hi = np.searchsorted(item[by_item], [start, start + len(batch)])
-            rows = by_item[lo:hi]
-            fill(missing[rows], vectors[item[rows] - start])
+        with progress.meter("embed", len(todo), "paper", fine=True) as meter:
+            for start in range(0, len(todo), chunk):
+                batch = todo[start : start + chunk]
+                before = meter.done
+                vectors = embedder.encode([texts[missing[first[order[j]]]] for j in range(start, start + len(batch))])
+                meter.advance(len(batch) - (meter.done - before))  # what the embedder's batches did not say
+                self._add(batch, vectors)
+                lo, hi = np.searchsorted(item[by_item], [start, start + len(batch)])
+                rows = by_item[lo:hi]
+                fill(missing[rows], vectors[item[rows] - start])
         if len(todo):
             log.info("embedded %d new text(s) with %s (%d cached)", len(todo), embedder.identity, len(keys) - len(missing))
             self._merge_small()

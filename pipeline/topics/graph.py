@@ -31,6 +31,8 @@ from functools import cache
 import numpy as np
 from scipy import sparse
 
+from pipeline.progress import progress
+
 BLOCK = 2048  # rows of the similarity matrix held at once
 
 
@@ -102,7 +104,8 @@ def consensus(graph: sparse.csr_matrix, resolution: float, runs: int, seed: int)
         return leiden(graph, resolution, seed), graph
     edges = graph.tocoo()
     together = np.zeros(edges.nnz, dtype=np.float32)
-    for run_seed in np.random.default_rng(seed).integers(0, 2**31 - 1, size=runs).tolist():
+    seeds = np.random.default_rng(seed).integers(0, 2**31 - 1, size=runs).tolist()
+    for run_seed in progress(seeds, desc="clustering", unit="run"):
         labels = leiden(graph, resolution, run_seed)
         together += labels[edges.row] == labels[edges.col]
     agreed = sparse.csr_matrix((edges.data * together / runs, (edges.row, edges.col)), shape=graph.shape)
@@ -163,7 +166,7 @@ class LeidenThemes:
         x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
         graph = neighbour_graph(x, self.n_neighbors)
         layouts = self.layout if isinstance(self.layout, (list, tuple)) else [self.layout] if self.layout is not None else []
-        for layout in layouts:  # and the neighbours in each layout, the layouts' graphs averaged
+        for layout in progress(layouts, desc="layouts", unit="layout"):  # and each layout's neighbours, averaged
             graph = graph + neighbour_graph(layout.fit_transform(x), self.n_neighbors, "euclidean") / len(layouts)
         graph = graph.tocsr()
         labels, self.graph_ = consensus(graph, self.resolution, self.runs, self.random_state)

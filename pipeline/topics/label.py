@@ -22,6 +22,7 @@ from functools import partial
 
 import numpy as np
 
+from pipeline.progress import progress
 from pipeline.topics.candidates import (
     Candidate,
     Group,
@@ -78,7 +79,7 @@ def name_groups(
     rnd = Round(corpus, ids, centroids, embed, verdicts(pools, ids, centroids, corpus, embed),
                 {same(words) for words in taken or ()}, floor)
     out: dict[int, Named] = {}
-    for t in order:
+    for t in progress(order, desc="naming", unit="theme"):
         group = Group(t, keys[t], members[t], set(members[t].tolist()), [texts[i] for i in members[t][:400]],
                       [corpus.doc_index.sets[i] for i in members[t]])
         written_by = partial(_written_by, group=group, corpus=corpus)
