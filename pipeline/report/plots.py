@@ -86,11 +86,11 @@ TOP_THEMES = 30  # themes in the survey's size bars and sparklines
 
 def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, top: int = TOP_SHARE,
                   noun: str = "themes") -> Figure:
-    """Stacked area of the ``top`` themes' shares of each week's papers (largest first, at the bottom).
+    """Stacked bars of the ``top`` themes' shares of each week's papers (largest first, at the bottom).
 
     The rest (other themes, unassigned papers) is left out rather than drawn as one band: with dozens
     of themes that band would fill most of the chart and squash the themes it is about. A week
-    without papers (NaN) is drawn as a gap."""
+    without papers (NaN) is an empty place, never bridged by an area drawn across it."""
     if shares.empty or np.nansum(shares.to_numpy()) == 0:
         return message("No papers in the weeks shown.")
     themes = [t for t in shares.mean().sort_values(ascending=False).index if t != -1][:top]
@@ -98,9 +98,16 @@ def share_by_week(shares: pd.DataFrame, labels: dict[int, str], *, title: str, t
     fig = new_figure(9, 4.2)
     ax = fig.add_subplot()
     x = np.arange(len(weeks))
-    ax.stackplot(x, *[shares[t].to_numpy() * 100 for t in themes], colors=[theme_color(t) for t in themes],
-                 alpha=0.9, labels=[_short(labels.get(t, str(t))) for t in themes])
-    ax.set_xlim(0, max(len(weeks) - 1, 1))
+    bottom = np.zeros(len(weeks))
+    for t in themes:
+        values = np.nan_to_num(shares[t].to_numpy(dtype=float)) * 100
+        ax.bar(x, values, 0.8, bottom=bottom, color=theme_color(t), alpha=0.9, label=_short(labels.get(t, str(t))))
+        bottom += values
+    empty = np.flatnonzero(shares.isna().all(axis=1).to_numpy())
+    if len(empty):
+        ax.text(0.0, -0.30, f"{len(empty)} of the {len(weeks)} weeks hold no papers (no bar).", transform=ax.transAxes,
+                fontsize=7.5, color="#666666", ha="left", va="top")
+    ax.set_xlim(-0.6, len(weeks) - 0.4)
     ax.set_ylim(bottom=0)
     named = len([t for t in shares.columns if t != -1])
     ax.set_ylabel(f"share of the week's papers (%),\n{len(themes)} largest of {named} {noun}", fontsize=9)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from pipeline.report.mapplot import _spread
 
@@ -188,3 +189,22 @@ def test_map_data_escapes_the_script_element_and_keeps_every_paper():
     assert [data["weeks"][w] for w in data["w"]] == ["2025-W02", "2025-W01", "2025-W02"]
     assert data["authors"] == ["A, B, C, D, E", "", "F"]  # all of them: the search covers every author
     assert data["themes"][0]["label"] == "Theme" and data["areas"][0]["themes"] == [0]
+
+
+def test_share_by_week_leaves_a_week_without_papers_empty():
+    """A week without papers is an empty place: no area is drawn across it from its neighbours."""
+    import pandas as pd
+
+    from pipeline.report import plots
+
+    shares = pd.DataFrame({1: [0.6, np.nan, np.nan, 0.3], 2: [0.4, np.nan, np.nan, 0.7]},
+                          index=["2026-W01", "2026-W02", "2026-W03", "2026-W04"])
+    fig = plots.share_by_week(shares, {1: "Edge computing", 2: "LLM serving"}, title="t")
+    ax = fig.axes[0]
+    assert not ax.collections  # bars, not a stacked area
+    heights = {}
+    for bar in ax.patches:
+        week = round(bar.get_x() + bar.get_width() / 2)
+        heights[week] = heights.get(week, 0) + bar.get_height()
+    assert heights == {0: pytest.approx(100), 1: 0, 2: 0, 3: pytest.approx(100)}
+    assert any("2 of the 4 weeks hold no papers" in t.get_text() for t in ax.texts)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import dataclasses
 import json
 from html import escape as html_escape
@@ -60,6 +62,11 @@ def test_weekly_report_on_seeds(themed):
         assert (folder / "figures" / f"{name}.svg").exists()
     assert html.count("data:image/png;base64,") == len(drawn)
     assert ("movers" in drawn) == (result.counts["moved"] > 0)  # no movers, no figure of them
+    # every section of the demo report says something: a heading is followed by text or a figure
+    for section in html.split("<h2>")[1:]:
+        heading, _, body = section.partition("</h2>")
+        text = re.sub(r"<[^>]+>", " ", body.split("<h2>")[0])
+        assert len(" ".join(text.split())) > 40 or "<img" in body, heading
 
 
 def test_empty_week_says_so(themed):
