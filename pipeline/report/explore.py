@@ -115,5 +115,6 @@ def notebook_frame(page: str, height: int = 640) -> str:
     it needs no server path and keeps its own script."""
     from html import escape
 
-    return (f'<iframe srcdoc="{escape(page, quote=True)}" style="width:100%;height:{int(height)}px;'
-            f'border:1px solid #ddd" sandbox="allow-scripts allow-popups"></iframe>')
+    # in a <div>: IPython warns about HTML that starts with an iframe, which this one needs to be
+    return (f'<div><iframe srcdoc="{escape(page, quote=True)}" style="width:100%;height:{int(height)}px;'
+            f'border:1px solid #ddd" sandbox="allow-scripts allow-popups"></iframe></div>')

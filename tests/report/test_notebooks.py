@@ -33,6 +33,8 @@ def test_notebook_runs(path, seed_project, monkeypatch):
     NotebookClient(book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for cell in book.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
+    # nothing on stderr: no warning (a progress-bar widget's, IPython's about iframes) reaches the reader
+    assert not ["".join(o.get("text", "")) for o in outputs if o.get("name") == "stderr"]
     assert any("papers" in "".join(o.get("text", "")) for o in outputs)
     if path.name == "03_landscape.ipynb":  # the interactive map, inline with its data and script
         pages = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
