@@ -159,9 +159,12 @@ class Step:
     def done(self, counts: dict[str, int], seconds: float, *, label: str | None = None,
              details: dict[str, Any] | None = None, **record: Any) -> StageResult:
         """Write the run record (last) and return the result; ``record``: more for the record."""
-        io.write_json({"fingerprint": self.fp, "counts": counts, "seconds": round(seconds, 3), **self.expected,
-                       **record}, self.record)
+        io.write_json(self.record_of(counts, seconds, **record), self.record)
         return StageResult(label or self.name, ran=True, counts=counts, seconds=seconds, details=details or {})
+
+    def record_of(self, counts: dict[str, int], seconds: float, **record: Any) -> dict[str, Any]:
+        """What ``done`` writes as the run record (a stage may keep a copy where it commits its outputs)."""
+        return {"fingerprint": self.fp, "counts": counts, "seconds": round(seconds, 3), **self.expected, **record}
 
 
 class Timer:

@@ -1,6 +1,6 @@
 """The topics stage's wiring: read the papers and their vectors, ask ``policy.decide`` whether to
-fit, update or refit, run that one path, and write the model folder, the tables and the run record
-(last, so a run killed part-way is never taken for a finished one)."""
+fit, update or refit, run that one path, and write the tables, the model folder (the commit point,
+``store.py``) and the run record (last, so a run killed part-way is never taken for a finished one)."""
 
 from __future__ import annotations
 
@@ -45,12 +45,14 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
                          [paths.papers])
         outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
         restore_folder(folder)  # a run killed in the middle of swapping the model folder in
+        store.sweep(folder)  # and what a killed run was still writing
         held = State.load(folder)
         # the tables and the run record name the fit they came from (fp@fitted_at): a refit of the
         # same papers is never taken for the run before it
         if held is not None and not refit:
             step = Step("topics", f"{fp}@{held.fitted_at}", outputs, paths.run_record("topics"),
                         {"fitted_at": held.fitted_at})
+            store.finish(folder, step)  # a run killed right after committing its folder
             if (skipped := step.skipped(force)) is not None:  # nothing embedded or born this time
                 skipped.counts.update({k: 0 for k in ("embedded now", "born") if k in skipped.counts})
                 return skipped
@@ -79,9 +81,9 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
         fit_s = time.perf_counter() - started - embed_s
 
         distinct_labels(result.state)
-        store.save_model(folder, result, x.paper_ids)
         stamp = f"{fp}@{result.state.fitted_at}"
-        tables.write_tables(paths, papers, result, x.newest, settings.n_keywords, settings.n_representatives, stamp)
+        lineage = tables.lineage_table(store.previous_lineage(folder, paths.topic_lineage), result, x.newest)
+        tables.write_tables(paths, papers, result, lineage, settings.n_keywords, settings.n_representatives, stamp)
         total_s = time.perf_counter() - started
         counts = {"papers": len(papers), "embedded now": x.embedded, "themes": len(result.state.ids),
                   "areas": len(result.state.area_labels), "unassigned": int((result.topics == -1).sum())}
@@ -89,7 +91,8 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
             counts["born"] = sum(change.relation in ("new", "split") for change in result.lineage)
             counts["forming"] = len(result.forming)
         step = Step("topics", stamp, outputs, paths.run_record("topics"), {"fitted_at": result.state.fitted_at})
-        return step.done(counts, total_s, label=f"topics ({result.mode})", mode=result.mode, seed=settings.seed,
-                         embedder=embedder.identity, config=as_dict(settings), versions=store.versions(),
-                         timings_s={"embed": round(embed_s, 2), "cluster": round(fit_s, 2),
-                                    "total": round(total_s, 2)})
+        record = dict(mode=result.mode, seed=settings.seed,
+                      embedder=embedder.identity, config=as_dict(settings), versions=store.versions(),
+                      timings_s={"embed": round(embed_s, 2), "cluster": round(fit_s, 2), "total": round(total_s, 2)})
+        store.save_model(folder, result, x.paper_ids, lineage, step.record_of(counts, total_s, **record))
+        return step.done(counts, total_s, label=f"topics ({result.mode})", **record)

@@ -1,6 +1,11 @@
 """The model folder (``data/models/topics/``), replaced whole by each run: the state, every paper's
-theme (``assignment.parquet``, from which ``doc_topics`` can be recovered) and the BERTopic model;
-and what the run record says about the software that fitted it."""
+theme (``assignment.parquet``, from which ``doc_topics`` can be recovered), the lineage so far, the
+run's record and the BERTopic model; and what the run record says about the software that fitted it.
+
+The folder is the run's commit point. The tables are written before it and the run record after it,
+so whatever a kill leaves, the next run starts from the folder: before the swap, from the state the
+killed run started from (it computes the same again and writes the same tables); after it, from the
+finished run, whose record ``finish`` writes where the kill left none."""
 
 from __future__ import annotations
 
@@ -10,9 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.io import atomic_folder, link_tree, read_table, write_frame
+from pipeline.io import atomic_folder, link_tree, read_fingerprint, read_json, read_table, write_frame, write_json
 from pipeline.schemas import DocTopics
+from pipeline.stage import Step
 from pipeline.topics.state import Assignment
+from pipeline.topics.tables import read_lineage
 
 
 def previous_assignment(folder: Path, doc_topics: Path) -> dict[str, int]:
@@ -29,19 +36,51 @@ def previous_assignment(folder: Path, doc_topics: Path) -> dict[str, int]:
     return dict(zip(previous[DocTopics.paper_id], previous[DocTopics.topic].astype(int)))
 
 
-def save_model(folder: Path, result: Assignment, paper_ids: list[str]) -> None:
-    """The model folder, written whole or not at all: the state, every paper's theme and the BERTopic
-    model (the previous one, hard-linked, after an update; none after a fit without BERTopic, see
-    ``bertopic_min_papers``)."""
+def previous_lineage(folder: Path, table: Path) -> pd.DataFrame:
+    """The lineage as last committed: the model folder's copy (a run killed after writing the lineage
+    table, before its folder, must not leave its rows to be added twice), or the table for a model
+    folder from before that copy existed."""
+    kept = folder / "lineage.parquet"
+    return read_lineage(kept if kept.exists() else table)
+
+
+def save_model(folder: Path, result: Assignment, paper_ids: list[str], lineage: pd.DataFrame,
+               record: dict) -> None:
+    """The model folder, written whole or not at all: the state, every paper's theme, the lineage,
+    the run's record and the BERTopic model (the previous one, hard-linked, after an update; none
+    after a fit without BERTopic, see ``bertopic_min_papers``)."""
     with atomic_folder(folder) as tmp:
         result.state.save(tmp)
         write_frame(pd.DataFrame({"paper_id": paper_ids, "topic": result.topics.astype("int64")}),
                     tmp / "assignment.parquet")
+        write_frame(lineage, tmp / "lineage.parquet")
+        write_json(record, tmp / "record.json")
         if result.bertopic is not None:  # BERTopic writes its own folder (safetensors, JSON)
             result.bertopic.save(str(tmp / "bertopic"), serialization="safetensors", save_ctfidf=True,
                                  save_embedding_model="sentence-transformers/all-MiniLM-L6-v2")
         elif result.mode == "update" and (folder / "bertopic").is_dir():
             link_tree(folder / "bertopic", tmp / "bertopic")
+
+
+def sweep(folder: Path) -> None:
+    """Remove the model folders a killed run left half-written beside ``folder`` (the CLI holds the
+    root's lock, so no other run is writing one)."""
+    import shutil
+
+    for left in folder.parent.glob(f".{folder.name}.*.tmp"):
+        shutil.rmtree(left, ignore_errors=True)
+
+
+def finish(folder: Path, step: Step) -> None:
+    """Write the run record of a run killed after its model folder was swapped in (its tables, written
+    before, carry its fingerprint), from the copy the folder keeps; else change nothing."""
+    kept = folder / "record.json"
+    if step.current() or not kept.exists():
+        return
+    record = read_json(kept)
+    tables = [p for p in step.outputs if p.suffix == ".parquet"]
+    if record.get("fingerprint") == step.fp and all(p.exists() and read_fingerprint(p) == step.fp for p in tables):
+        write_json(record, step.record)
 
 
 def versions() -> dict[str, str]:

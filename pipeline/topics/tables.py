@@ -82,9 +82,9 @@ def read_lineage(path: Path) -> pd.DataFrame:
         return TopicLineage.validate(frame[list(TopicLineage.to_schema().columns)])
 
 
-def lineage_table(path: Path, result: Assignment, newest: str | None) -> pd.DataFrame:
-    """The lineage so far (none before a fit) and the rows of this run, each dated by the run."""
-    lineage = read_lineage(path) if result.mode != "fit" else empty(TopicLineage)
+def lineage_table(before: pd.DataFrame, result: Assignment, newest: str | None) -> pd.DataFrame:
+    """The lineage so far (``before``; none before a fit) and the rows of this run, each dated by the run."""
+    lineage = before if result.mode != "fit" else empty(TopicLineage)
     if not result.lineage:
         return lineage
     run_at = result.state.fitted_at if result.mode != "update" else utc_now()
@@ -93,10 +93,10 @@ def lineage_table(path: Path, result: Assignment, newest: str | None) -> pd.Data
     return pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
 
 
-def write_tables(paths, papers: pd.DataFrame, result: Assignment, newest: str | None, n_keywords: int,  # noqa: ANN001
+def write_tables(paths, papers: pd.DataFrame, result: Assignment, lineage: pd.DataFrame, n_keywords: int,  # noqa: ANN001
                  n_representatives: int, stamp: str) -> None:
-    """The four tables of a run, each carrying ``stamp`` (the inputs' and the fit's fingerprint)."""
-    lineage = lineage_table(paths.topic_lineage, result, newest)
+    """The four tables of a run (``lineage``: ``lineage_table``), each carrying ``stamp`` (the inputs'
+    and the fit's fingerprint)."""
     paper_ids = papers[Papers.paper_id].tolist()
     write_table(doc_topics_table(paper_ids, result), paths.doc_topics, DocTopics, fingerprint=stamp)
     write_table(topic_info_table(papers, result, n_keywords, n_representatives), paths.topic_info, TopicInfo,

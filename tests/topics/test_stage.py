@@ -322,3 +322,74 @@ def test_a_corpus_above_the_sample_bound_is_fitted_on_a_sample_and_every_paper_p
     assert tables(other)[0]["topic"].to_dict() != doc_topics["topic"].to_dict()
 
 
+
+
+def _kill(monkeypatch, cfg, at: str) -> None:
+    """Make the next topics run stop as a kill would, at one of the places where it writes."""
+    from pipeline.topics import store
+    from pipeline.topics import tables as topic_tables
+    from pipeline.topics.state import State
+
+    real_write, real_save, real_model = topic_tables.write_table, State.save, store.save_model
+
+    def write_table(df, path, *args, **kwargs):
+        if at == "writing doc_topics" and path == cfg.paths.doc_topics:
+            (path.parent / f".{path.name}.killed.tmp").write_bytes(b"PAR1 half")  # what a kill leaves
+            raise KeyboardInterrupt
+        if at == "after doc_topics" and path == cfg.paths.topic_info:
+            raise KeyboardInterrupt
+        if at == "after the lineage" and path == cfg.paths.topic_tree:
+            raise KeyboardInterrupt
+        return real_write(df, path, *args, **kwargs)
+
+    def save(self, folder):
+        real_save(self, folder)
+        raise KeyboardInterrupt  # state.json has just appeared (in the folder being written)
+
+    def save_model(*args, **kwargs):
+        real_model(*args, **kwargs)
+        raise KeyboardInterrupt  # the folder is in place, the run record not yet written
+
+    monkeypatch.setattr(topic_tables, "write_table", write_table)
+    if at == "state.json written":
+        monkeypatch.setattr(State, "save", save)
+    if at == "before the run record":
+        monkeypatch.setattr(store, "save_model", save_model)
+
+
+def _same_tables(a, b) -> None:
+    for (x, y) in zip(tables(a), tables(b)):
+        pd.testing.assert_frame_equal(x.drop(columns=["run"], errors="ignore"), y.drop(columns=["run"], errors="ignore"))
+
+
+@pytest.mark.parametrize("at", ["writing doc_topics", "after doc_topics", "after the lineage", "state.json written",
+                                "before the run record"])
+def test_whatever_a_kill_leaves_the_next_run_gives_the_uninterrupted_result(cleaned, hash_embedder, monkeypatch,
+                                                                           tmp_path, at):
+    whole = cleaned_copy(tmp_path / "uninterrupted")
+    topics.run(whole, embedder=hash_embedder)
+    with monkeypatch.context() as patched:
+        _kill(patched, cleaned, at)
+        with pytest.raises(KeyboardInterrupt):
+            topics.run(cleaned, embedder=hash_embedder)
+    half = cleaned.paths.models / ".topics.killed.tmp"
+    half.mkdir(parents=True, exist_ok=True)  # a folder a SIGKILL leaves half-written
+    again = topics.run(cleaned, embedder=hash_embedder)
+    _same_tables(cleaned, whole)
+    assert not half.exists()
+    assert again.ran == (at != "before the run record")  # a run killed after its commit is finished, not redone
+    assert not topics.run(cleaned, embedder=hash_embedder).ran  # and the next one has nothing to do
+
+
+def test_a_refit_killed_after_its_lineage_adds_its_rows_once(cleaned, hash_embedder, monkeypatch, tmp_path):
+    whole = cleaned_copy(tmp_path / "uninterrupted")
+    topics.run(whole, embedder=hash_embedder)
+    topics.run(whole, refit=True, embedder=hash_embedder)
+    topics.run(cleaned, embedder=hash_embedder)
+    with monkeypatch.context() as patched:
+        _kill(patched, cleaned, "after the lineage")
+        with pytest.raises(KeyboardInterrupt):
+            topics.run(cleaned, refit=True, embedder=hash_embedder)
+    topics.run(cleaned, refit=True, embedder=hash_embedder)
+    _same_tables(cleaned, whole)
+    assert set(tables(cleaned)[2]["mode"]) == {"fit", "refit"}
