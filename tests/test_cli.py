@@ -209,7 +209,6 @@ def test_a_run_that_keeps_no_paper_stops_at_topics_and_says_so(project):
         (["ingest", "--category", "12"], "Invalid value for '--category': '12' is not an arXiv category"),
         (["run", "--category", "x.1"], "Invalid value for '--category'"),
         (["topics", "--cluster", "foo"], "Invalid value for '--cluster': 'foo' is not a scheduler address"),
-        (["report", "survey", "--since", "2025-02-30"], "Invalid value for '--since'"),
     ],
 )
 def test_a_bad_option_value_is_refused_against_its_option(tmp_path, args, says):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 import click
 
 from pipeline.cli.common import Obj, guard, log, with_options
@@ -94,12 +92,11 @@ def report_weekly(obj: Obj, week: str | None, primary_only: bool, level: str, fo
 
 
 @report.command("survey")
-@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="First day [default: the first paper's].")
-@click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Last day [default: the last paper's].")
+@click.option("--since", default=None, metavar="YYYY-MM-DD", help="First day [default: the first paper's].")
+@click.option("--until", default=None, metavar="YYYY-MM-DD", help="Last day [default: the last paper's].")
 @with_options(_report_options("<since>_<until>"))
 @click.pass_obj
-def report_survey(obj: Obj, since: dt.datetime | None, until: dt.datetime | None, primary_only: bool, level: str,
-                  force: bool) -> None:
+def report_survey(obj: Obj, since: str | None, until: str | None, primary_only: bool, level: str, force: bool) -> None:
     """The research landscape over a period: a map of the themes, sizes, relations, weekly movement.
 
     Writes reports/survey/<since>_<until>/index.html, report.md, figures/ and map.html (the
@@ -114,7 +111,6 @@ def report_survey(obj: Obj, since: dt.datetime | None, until: dt.datetime | None
     def go() -> None:
         from pipeline.report import write_survey
 
-        first, last = (f"{day:%Y-%m-%d}" if day else None for day in (since, until))
-        log.info(write_survey(obj.config(), first, last, primary_only=primary_only, level=level, force=force).summary())
+        log.info(write_survey(obj.config(), since, until, primary_only=primary_only, level=level, force=force).summary())
 
     guard(obj, go)
