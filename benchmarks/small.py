@@ -1,0 +1,95 @@
+"""Benchmark: does a small corpus need UMAP layouts? Leiden on the papers' neighbour graph alone
+against Leiden with the graph joined by the layouts' neighbours (what a fit does today), on small
+samples of a project whose embeddings are cached (``benchmarks/themes.py`` makes them).
+
+For each size and sample (seeded), both are fitted with two seeds: homogeneity and NMI against the
+papers' primary arXiv categories (seed 42), the two seeds' agreement (ARI), the number of themes and
+the clustering's time. Medians over the samples.
+
+    python benchmarks/small.py --project /tmp/pt-bench-topics/heldout4000 --sizes 94,200,400,800,1500 --samples 8
+
+Results go to benchmarks/results/small.json and small.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pipeline import config  # noqa: E402
+from pipeline.io import read_table  # noqa: E402
+from pipeline.schemas import Papers  # noqa: E402
+from pipeline.topics import clustering  # noqa: E402
+from pipeline.topics.embed import EmbeddingCache, make_embedder, paper_texts  # noqa: E402
+from pipeline.topics.graph import LeidenThemes  # noqa: E402
+from pipeline.topics.metrics import agreement, information  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def fit(x: np.ndarray, cfg, seed: int, layouts: bool) -> tuple[np.ndarray, float]:  # noqa: ANN001
+    n = len(x)
+    sizes = clustering.scaled(n, cfg)
+    start = time.perf_counter()
+    model = LeidenThemes(n_neighbors=cfg.graph_neighbors, resolution=sizes.resolution, runs=clustering.CONSENSUS_RUNS,
+                         min_cluster_size=sizes.min_cluster_size, max_cluster_size=max(int(n * cfg.max_theme_share), 1),
+                         layout=[clustering.umap_model(n, sizes, cfg, s) for s in clustering.layout_seeds(seed)]
+                         if layouts else None, random_state=seed)
+    labels = model.fit(x).labels_
+    return labels, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--project", type=Path, required=True)
+    parser.add_argument("--sizes", default="94,200,400,800,1500")
+    parser.add_argument("--samples", type=int, default=8)
+    args = parser.parse_args()
+    cfg = config.load(args.project)
+    papers = read_table(cfg.paths.papers, Papers)
+    identity = make_embedder(cfg.topics).identity
+    cache = EmbeddingCache(cfg.paths.embeddings, identity)
+
+    class Cached:  # every vector is in the cache: embedding anything is a mistake
+        def encode(self, texts):  # noqa: ANN001, ANN202
+            raise RuntimeError(f"{len(texts)} texts are not in the cache of {identity}")
+
+    vectors, _ = cache.embed(paper_texts(papers), Cached())
+    categories = papers[Papers.primary_category].fillna("none").to_numpy()
+    rows = []
+    for n in [int(s) for s in args.sizes.split(",")]:
+        for sample in range(args.samples):
+            pick = np.random.default_rng(1000 + sample).choice(len(papers), size=n, replace=False)
+            x, cats = vectors[pick], categories[pick]
+            for layouts in (True, False):
+                a, seconds = fit(x, cfg.topics, 42, layouts)
+                b, _ = fit(x, cfg.topics, 7, layouts)
+                info = information(a, cats)
+                rows.append({"n": n, "sample": sample, "layouts": layouts, "themes": int(len(set(a) - {-1})),
+                             "homogeneity": info["homogeneity"], "nmi": agreement(a, cats)[0], "ari_seeds": agreement(a, b)[1],
+                             "seconds": seconds})
+                print(json.dumps(rows[-1]), flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "small.json").write_text(json.dumps(rows, indent=1))
+    lines = ["| papers | layouts | themes | homogeneity | NMI | ARI, two seeds | clustering s |", "|---:|---|---:|---:|---:|---:|---:|"]
+    for n in sorted({r["n"] for r in rows}):
+        for layouts in (True, False):
+            part = [r for r in rows if r["n"] == n and r["layouts"] == layouts]
+            med = lambda k: statistics.median(r[k] for r in part)  # noqa: E731
+            lines.append(f"| {n:,} | {'3 UMAP' if layouts else 'none'} | {med('themes'):.0f} | {med('homogeneity'):.3f} | "
+                         f"{med('nmi'):.3f} | {med('ari_seeds'):.3f} | {med('seconds'):.2f} |")
+    (RESULTS / "small.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
