@@ -19,6 +19,7 @@ import logging
 import warnings
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -63,8 +64,24 @@ def cache_compiled(prefixes: tuple[str, ...]) -> None:
                 return
 
 
+def compiled_before() -> bool:
+    """Whether numba has cached UMAP's machine code on this installation (``cache_compiled``): the
+    first run after installing compiles it, a minute or two on 2 cores."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("umap")
+    places = [Path(spec.origin).parent / "__pycache__"] if spec and spec.origin else []
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return any(next(place.rglob("*.nbi"), None) is not None for place in places if place.is_dir())
+
+
 @cache
 def umap_class():  # noqa: ANN202 - umap is imported lazily
+    if not compiled_before():
+        log.info("compiling UMAP's code once after installing (a minute or two on 2 cores; later runs load it "
+                 "from numba's cache)")
     from sklearn.metrics.pairwise import euclidean_distances
     from umap import UMAP
 

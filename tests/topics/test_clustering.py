@@ -25,6 +25,7 @@ def test_sizes_scale_with_the_corpus():
     assert scaled(4000, dataclasses.replace(CFG, min_cluster_size=7)).min_cluster_size == 7
 
 
+@pytest.mark.filterwarnings("ignore:n_jobs value 1 overridden")  # umap itself, the yardstick, warns
 def test_small_data_umap_builds_the_same_neighbour_graph_as_umap_itself():
     from umap import UMAP
 
@@ -88,6 +89,7 @@ def stand_in_cuml(monkeypatch):
     return built
 
 
+@pytest.mark.filterwarnings("ignore:n_jobs value 1 overridden")  # umap itself, the yardstick, warns
 @pytest.mark.parametrize("clustering", ["leiden", "hdbscan"])
 def test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls(stand_in_cuml, monkeypatch, clustering):
     from pipeline.topics import clustering as model_module
@@ -179,3 +181,29 @@ def test_a_seeded_fit_shows_no_umap_thread_warning():
             warnings.simplefilter("always")
             ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
         assert not [w for w in caught if "n_jobs" in str(w.message)], clustering
+
+
+def test_the_first_run_after_installing_says_umap_is_being_compiled(monkeypatch, caplog, tmp_path):
+    import importlib.util
+    import logging
+    from types import SimpleNamespace
+
+    from pipeline.topics import clustering
+
+    package = tmp_path / "umap"
+    (package / "__pycache__").mkdir(parents=True)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: SimpleNamespace(origin=str(package / "__init__.py")))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert not clustering.compiled_before()
+    (package / "__pycache__" / "umap_.nndescent-12.py311.nbi").write_bytes(b"")
+    assert clustering.compiled_before()
+    monkeypatch.undo()
+
+    monkeypatch.setattr(clustering, "compiled_before", lambda: False)
+    caplog.set_level(logging.INFO, logger="pipeline.topics.clustering")
+    clustering.umap_class.cache_clear()
+    try:
+        clustering.umap_class()
+    finally:
+        clustering.umap_class.cache_clear()
+    assert any("compiling UMAP's code once after installing" in r.getMessage() for r in caplog.records)
