@@ -14,7 +14,6 @@ Results go to benchmarks/results/small.json and small.md.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import statistics
 import sys
