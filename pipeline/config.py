@@ -127,12 +127,12 @@ class TopicsConfig:
 
     seed: int = 42
     embedder: str = "minilm"  # "minilm": all-MiniLM-L6-v2 from PyPI
-    batch_size: int = 64
+    batch_size: int | None = None  # texts per embedding batch; None: 256 on a GPU, 64 on a CPU
     max_tokens: int = 128  # per text (title + abstract); time grows about linearly with it
     threads: int | None = None  # torch threads; None: every core
     device: str = "auto"  # embedding: "auto" (a CUDA GPU when torch sees one, else the CPU), "cpu", "cuda"
-    # embedding: "auto" (bfloat16 matrix products on a CPU that computes them natively, AVX512-BF16 or
-    # AMX, about 1.7 x faster there; else float32), "float32", "bfloat16"
+    # embedding: "auto" (bfloat16 matrix products on a GPU from Ampere on, or a CPU that computes them
+    # natively, AVX512-BF16 or AMX, about 1.7 x faster there; else float32), "float32", "bfloat16"
     precision: str = "auto"
     # "leiden": communities of the papers' nearest-neighbour graph, by consensus of several runs
     # (topics/graph.py; two seeds agree far more); "hdbscan": UMAP, then HDBSCAN, as BERTopic does

@@ -12,11 +12,12 @@ either starts a fresh cache instead of mixing vectors of different models.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -75,16 +76,42 @@ def cpu_has_bf16() -> bool:
     return re.search(r"\b(avx512_bf16|amx_bf16)\b", info) is not None
 
 
+# NVIDIA GPUs before Ampere, which have no bfloat16 units (their names as the driver writes them)
+_NO_BF16_GPU = re.compile(r"\b(Tesla [KMP]\d+|Tesla V100|Tesla T4|V100|T4\b|P100|P40|P4\b|K80|TITAN (V|Xp?)|"
+                          r"Quadro (RTX|P|M|K)|GeForce (GTX|RTX 20))", re.IGNORECASE)
+
+
+def gpu_models() -> list[str]:
+    """The NVIDIA GPUs' model names as the driver lists them (``/proc/driver/nvidia/gpus``), without
+    importing torch; empty where there is no driver."""
+    names = []
+    for info in sorted(Path("/proc/driver/nvidia/gpus").glob("*/information")):
+        with contextlib.suppress(OSError):
+            found = re.search(r"^Model:\s*(.+)$", info.read_text(encoding="utf-8", errors="replace"), re.MULTILINE)
+            names += [found.group(1).strip()] if found else []
+    return names
+
+
+def gpu_has_bf16() -> bool:
+    """Whether the GPUs compute bfloat16 natively (Ampere and later: A100, H100, L4, RTX 30xx ...);
+    an unknown name counts as a recent GPU."""
+    return not any(_NO_BF16_GPU.search(name) for name in gpu_models())
+
+
 def resolve_precision(precision: str, device: str) -> str:
-    """``"auto"``: ``"bfloat16"`` where the papers are embedded on a CPU that computes it natively,
-    else ``"float32"``; decided without importing torch (a machine with an NVIDIA driver is taken to
-    embed on its GPU, in float32). Anything else as given."""
+    """``"auto"``: ``"bfloat16"`` where the papers are embedded on a GPU or a CPU that computes it
+    natively, else ``"float32"``; decided without importing torch (a machine with an NVIDIA driver
+    is taken to embed on its GPU). Anything else as given."""
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
     if precision != "auto":
         return precision
     gpu = device == "cuda" or (device == "auto" and Path("/proc/driver/nvidia/version").exists())
-    return "bfloat16" if not gpu and cpu_has_bf16() else "float32"
+    return "bfloat16" if (gpu_has_bf16() if gpu else cpu_has_bf16()) else "float32"
+
+
+GPU_BATCH = 256  # texts per batch on a GPU (a CPU gains nothing past 64 and pads more)
+CPU_BATCH = 64
 
 
 def pick_device(device: str) -> str:
@@ -103,15 +130,16 @@ class TransformerEmbedder:
     cover) rather than the sentence-transformers package, whose import alone takes about 10 s; the
     vectors are the same (tested to 1e-5). Texts are
     stripped, cut to ``max_tokens`` (title first, so the title always counts; time grows about
-    linearly with it) and batched longest first, so a batch pads little. ``device``: ``"auto"``
-    (CUDA when available, else CPU), ``"cpu"`` or ``"cuda"``; ``threads`` (CPU) defaults to every core.
-    ``precision``: ``"float32"`` (the default here: the reference vectors), ``"bfloat16"`` (matrix
-    products in bfloat16 under torch's autocast, layer norms and pooling in float32; vectors within
-    about 3e-5 in cosine of float32's) or ``"auto"`` (``resolve_precision``: bfloat16 where the CPU
-    computes it natively). bfloat16 vectors are cached apart from float32 ones (the identity says so).
+    linearly with it) and batched longest first, so a batch pads little; ``batch_size`` None: 256 on
+    a GPU, 64 on a CPU. On a GPU the next batch is tokenised while the GPU runs this one. ``device``:
+    ``"auto"`` (CUDA when available, else CPU), ``"cpu"`` or ``"cuda"``; ``threads`` (CPU) defaults
+    to every core. ``precision``: ``"float32"`` (the default here: the reference vectors),
+    ``"bfloat16"`` (matrix products in bfloat16 under torch's autocast, layer norms and pooling in
+    float32; vectors within about 3e-5 in cosine of float32's) or ``"auto"`` (``resolve_precision``:
+    bfloat16 on a GPU or CPU that computes it natively). bfloat16 vectors are cached apart from float32 ones (the identity says so).
     """
 
-    def __init__(self, model_path: Path | None = None, *, batch_size: int = 64, max_tokens: int = 128,
+    def __init__(self, model_path: Path | None = None, *, batch_size: int | None = None, max_tokens: int = 128,
                  threads: int | None = None, device: str = "auto", precision: str = "float32") -> None:
         self.model_path = Path(model_path) if model_path is not None else minilm_path()
         self.name = self.model_path.name if model_path is not None else "all-MiniLM-L6-v2"
@@ -149,6 +177,7 @@ class TransformerEmbedder:
             from pipeline.topics import bert
 
             self.device_ = pick_device(self.device)
+            self.batch_ = self.batch_size or (CPU_BATCH if self.device_ == "cpu" else GPU_BATCH)
             if self.device_ == "cpu":
                 torch.set_num_threads(self.threads or os.cpu_count() or 1)
             self._model = bert.load(self.model_path, self.device_) or _Transformers(self.model_path, self.device_)
@@ -162,15 +191,36 @@ class TransformerEmbedder:
         order = np.argsort([-len(t) for t in texts], kind="stable")
         bf16 = self.precision == "bfloat16"
         with torch.inference_mode(), torch.autocast(self.device_, dtype=torch.bfloat16, enabled=bf16):
-            for start in range(0, len(texts), self.batch_size):
-                rows = order[start : start + self.batch_size]
-                batch = model.tokenize([str(texts[i]).strip() for i in rows], self.max_tokens, self.device_)
+            for rows, batch in self._batches(model, texts, order):
+                batch = {k: v.to(self.device_, non_blocking=True) for k, v in batch.items()}
                 hidden = model(**batch).float()
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
                 out[rows] = torch.nn.functional.normalize(pooled, dim=1).cpu().numpy()
                 progress.advance(len(rows))
         return out
+
+    def _batches(self, model, texts: Sequence[str], order: np.ndarray) -> Iterator[tuple[np.ndarray, dict]]:  # noqa: ANN001
+        """Each batch's rows and their tokens (on the CPU), longest texts first. On a GPU a thread
+        tokenises the next batch while the GPU runs this one (the tokenizer releases the GIL), so the
+        GPU does not wait on the CPU; on a CPU the two would share the same cores, and run in turn."""
+        starts = range(0, len(texts), self.batch_)
+
+        def tokens(start: int) -> tuple[np.ndarray, dict]:
+            rows = order[start : start + self.batch_]
+            return rows, model.tokenize([str(texts[i]).strip() for i in rows], self.max_tokens, "cpu")
+
+        if self.device_ == "cpu" or len(starts) < 2:
+            yield from map(tokens, starts)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1, thread_name_prefix="tokenize") as pool:
+            ahead = pool.submit(tokens, starts[0])
+            for start in starts[1:]:
+                ready, ahead = ahead.result(), pool.submit(tokens, start)
+                yield ready
+            yield ahead.result()
 
 
 class _Transformers:

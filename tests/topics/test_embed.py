@@ -237,7 +237,10 @@ def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch):
 
     monkeypatch.setattr(embed, "cpu_has_bf16", lambda: True)
     assert embed.resolve_precision("auto", "cpu") == "bfloat16"
-    assert embed.resolve_precision("auto", "cuda") == "float32"  # a GPU embeds in float32
+    monkeypatch.setattr(embed, "gpu_models", lambda: ["NVIDIA H100 80GB HBM3"])
+    assert embed.resolve_precision("auto", "cuda") == "bfloat16"  # a GPU with bfloat16 units uses them
+    monkeypatch.setattr(embed, "gpu_models", lambda: ["Tesla V100-SXM2-16GB"])
+    assert embed.resolve_precision("auto", "cuda") == "float32"  # one without them would emulate it
     assert embed.resolve_precision("float32", "cpu") == "float32"
     monkeypatch.setattr(embed, "cpu_has_bf16", lambda: False)
     assert embed.resolve_precision("auto", "cpu") == "float32"  # emulated bfloat16 would be slower
@@ -272,3 +275,80 @@ def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones(monkeypa
     monkeypatch.setattr(bert, "FF_ROWS", 7)
     np.testing.assert_array_equal(TransformerEmbedder(max_tokens=128, precision="bfloat16").encode(texts), b)
     assert len(products) == 6 * 6  # one batch, 6 layers of 6 products: under autocast the feed-forward is not cut
+
+
+def test_gpus_that_compute_bfloat16_are_told_from_those_that_do_not(monkeypatch):
+    from pipeline.topics import embed
+
+    for names, native in [(["NVIDIA H200"], True), (["NVIDIA A100-SXM4-80GB"], True), (["NVIDIA L4"], True),
+                          (["NVIDIA GeForce RTX 3090"], True), (["Tesla T4"], False), (["Tesla P100-PCIE-16GB"], False),
+                          (["NVIDIA GeForce RTX 2080 Ti"], False), (["NVIDIA H100", "Tesla V100"], False), ([], True)]:
+        monkeypatch.setattr(embed, "gpu_models", lambda names=names: names)
+        assert embed.gpu_has_bf16() == native, names
+
+
+class SlowGpuModel:
+    """Stands in for the encoder on a GPU: each forward pass takes 30 ms, and the calls are timed, so
+    a test can see whether the next batch was tokenised while this one ran."""
+
+    hidden_size = 3
+
+    def __init__(self) -> None:
+        import threading
+
+        self.events: list[tuple[str, int, float, str]] = []
+        self.lock = threading.Lock()
+
+    def tokenize(self, texts, max_tokens, device):  # noqa: ANN001, ANN201
+        import threading
+        import time
+
+        import torch
+
+        with self.lock:
+            self.events.append(("tokenize", len(texts), time.perf_counter(), threading.current_thread().name))
+        lengths = torch.tensor([[len(t), 1] for t in texts], dtype=torch.long)
+        return {"input_ids": lengths, "attention_mask": torch.ones_like(lengths)}
+
+    def __call__(self, input_ids, attention_mask):  # noqa: ANN001, ANN204
+        import time
+
+        import torch
+
+        start = time.perf_counter()
+        time.sleep(0.03)
+        with self.lock:
+            self.events.append(("forward", len(input_ids), start, "main"))
+        # hidden state of a token: (its id, 1, 2), so a text's vector depends on its length
+        ids = input_ids.float().unsqueeze(-1)
+        return torch.cat([ids, torch.ones_like(ids), 2 * torch.ones_like(ids)], dim=-1)
+
+
+@pytest.mark.parametrize("device", ["cuda", "cpu"])
+def test_on_a_gpu_the_next_batch_is_tokenised_while_the_gpu_runs_this_one(monkeypatch, device):
+    """A stand-in encoder "on a GPU" (tensors stay on the CPU): tokenising runs one batch ahead in a
+    thread, the batch size is the GPU's, and the vectors are those of the CPU path, in order."""
+    import torch
+
+    from pipeline.topics import bert, embed
+
+    model = SlowGpuModel()
+    monkeypatch.setattr(bert, "load", lambda folder, dev: model)
+    monkeypatch.setattr(embed, "pick_device", lambda wanted: device)
+    monkeypatch.setattr(torch.Tensor, "to", lambda self, *args, **kwargs: self)  # no CUDA here
+    texts = [f"paper {'x' * (i % 17)} {i}" for i in range(1000)]
+    embedder = embed.TransformerEmbedder(precision="float32")
+    vectors = embedder.encode(texts)
+    sizes = [n for kind, n, _, _ in model.events if kind == "forward"]
+    assert sum(sizes) == 1000 and max(sizes) == (embed.GPU_BATCH if device == "cuda" else embed.CPU_BATCH)
+    tokenized = [e for e in model.events if e[0] == "tokenize"]
+    forwards = [e for e in model.events if e[0] == "forward"]
+    if device == "cuda":
+        assert {thread for *_, thread in tokenized} == {"tokenize_0"}
+        # batch k + 1 was tokenised before the forward pass of batch k ended
+        assert all(tokenized[k + 1][2] < forwards[k][2] + 0.03 for k in range(len(forwards) - 1))
+    else:
+        assert {thread for *_, thread in tokenized} == {"MainThread"}
+    lengths = np.array([len(t) for t in texts], dtype=np.float64)
+    pooled = np.column_stack([(lengths + 1) / 2, np.ones(1000), 2 * np.ones(1000)])  # tokens (len, 1) averaged
+    np.testing.assert_allclose(vectors, pooled / np.linalg.norm(pooled, axis=1, keepdims=True), rtol=1e-5)
