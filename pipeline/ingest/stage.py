@@ -81,13 +81,14 @@ def read_file(
     position = 0
     opened: Opened | None = None
     last_line: int | None = None
+    # a forced format's records wait until one is usable (at most HOLD_MOST of them): a file of
+    # another format that it reads nothing usable from is the option's error, not a file of junk
+    held: list[dict] | None = [] if cfg.format is not None else None
     try:
         with ExitStack() as stack:
             opened = open_input(path, stack)
             if fmt is None:
                 fmt = detect_format(read_head(opened.stream), path.name)
-            # a forced format's records wait until one is usable: a file it reads nothing usable from is the option's error
-            held: list[dict] | None = [] if cfg.format is not None else None
             for rec in FORMATS[fmt](opened.stream, ctx):
                 last_line = rec["line"] if rec["line"] is not None else last_line
                 if not keep.keeps(rec):
@@ -96,20 +97,22 @@ def read_file(
                 stats.warnings += len(rec["warnings"])
                 out = {**rec, "source_file": shown, "source_format": fmt, "position": position}
                 position += 1
-                if held is not None and not usable(rec):
+                if held is not None and not usable(rec) and len(held) < HOLD_MOST:
                     held.append(out)
                     continue
+                if held is not None and not usable(rec) and other_format(path, fmt) is not None:
+                    raise SourceError(f"none of its first {len(held):,} records has both a title and an abstract")
                 yield from held or ()
                 held = None
                 yield out
-            if held and other_format(path, cfg.format) is None:
-                yield from held  # the file is the format named: its records go to quarantine as they are
-            elif held:
+            if held and other_format(path, fmt) is not None:
                 raise SourceError(f"none of its {len(held):,} record(s) has both a title and an abstract")
+            yield from held or ()  # the file is the format named: its records go to quarantine as they are
+            held = None
     except Exception as exc:  # noqa: BLE001 - every failure becomes a named, placed error row
         if isinstance(exc, IngestError):
             raise
-        if cfg.format is not None and (fits := other_format(path, cfg.format)) is not None:
+        if held is not None and cfg.format is not None and (fits := other_format(path, cfg.format)) is not None:
             why = exc.message if isinstance(exc, SourceError) else f"{type(exc).__name__}: {exc}"
             raise IngestError(f"{shown}: read as --format {cfg.format}: {cut(why)}; {fits}") from None
         unexpected = not isinstance(exc, (SourceError, *STREAM_ERRORS))
@@ -122,6 +125,7 @@ def read_file(
         kept = f"the {position} record(s) before the break are kept, " if position else ""
         log.warning("%s; %sthe error is recorded for quarantine", cut(message), kept, exc_info=unexpected)
         stats.unreadable_files += 1
+        yield from held or ()  # read before the break, none of them usable: kept for quarantine all the same
         yield {
             **record(line=error.line, error=detail),
             "source_file": shown,
@@ -136,6 +140,9 @@ def read_file(
         stats.warnings += len(ctx.warnings)
         stats.records += position
         stats.by_format[fmt or "unknown"] = stats.by_format.get(fmt or "unknown", 0) + position
+
+
+HOLD_MOST = 1_000  # records a forced format holds back while none is usable
 
 
 def usable(rec: dict) -> bool:

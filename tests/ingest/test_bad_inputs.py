@@ -498,3 +498,27 @@ def test_every_quarantined_row_says_what_and_where(tmp_path):
     for line, detail in zip(quarantine["line"], quarantine["detail"]):
         assert detail.startswith("no published date, and the file's name holds no announcement day"), detail
         assert detail.endswith(f"(in data/raw/listing.jsonl, line {line})"), detail
+
+
+def test_a_forced_format_keeps_its_unusable_records_when_the_file_breaks(tmp_path, caplog):
+    """Records held back while none was usable are kept for quarantine when a file of the named
+    format breaks: none is lost, and the break is a quarantined file, not the option's error."""
+    lines = [json.loads(line) for line in _daily_lines(400).splitlines()]
+    for rec in lines:
+        rec["summary"] = ""
+    data = gzip.compress(b"\n".join(json.dumps(r).encode() for r in lines) + b"\n")
+    out = _ingest(tmp_path, "2025-03-18.jsonl.gz", data[: len(data) * 3 // 5], format="daily-jsonl")
+    kept = len(out.good)
+    assert 0 < kept < 400 and (out.good["abstract"] == "").all()
+    _assert_quarantined(out, caplog, kept=kept, says="gzip data cut short", where=f"line {kept + 1}")
+
+
+def test_a_forced_format_decides_after_its_first_thousand_unusable_records(tmp_path, monkeypatch):
+    from pipeline.ingest import stage
+
+    monkeypatch.setattr(stage, "HOLD_MOST", 3)
+    cfg = config.load(tmp_path, overrides={"ingest": {"format": "kaggle"}})
+    cfg.paths.raw.mkdir(parents=True)
+    (cfg.paths.raw / "2025-03-18.jsonl").write_bytes(_daily_lines(10))
+    with pytest.raises(IngestError, match=r"read as --format kaggle: none of its first 3 records"):
+        run(cfg, force=True)
