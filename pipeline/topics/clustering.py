@@ -39,8 +39,8 @@ CONSENSUS_RUNS = 10
 def cache_compiled(prefixes: tuple[str, ...]) -> None:
     """Let numba cache the compiled machine code of every jitted function in the modules under
     ``prefixes`` (umap-learn leaves most without ``cache=True``, so each process compiled them again:
-    about 20 s). The code is kept where numba keeps its caches: the package's ``__pycache__``, or
-    the user's cache folder (``NUMBA_CACHE_DIR``) when that is not writable."""
+    about 20 s). The code is kept where numba keeps its caches: the package's ``__pycache__``, or,
+    when that is not writable, ``NUMBA_CACHE_DIR`` or the user's cache folder (``~/.cache/numba``)."""
     import sys
 
     from numba.core.registry import CPUDispatcher
@@ -66,15 +66,19 @@ def cache_compiled(prefixes: tuple[str, ...]) -> None:
 
 def compiled_before() -> bool:
     """Whether numba has cached UMAP's machine code on this installation (``cache_compiled``): the
-    first run after installing compiles it, a minute or two on 2 cores."""
+    first run after installing compiles it, a minute or two on 2 cores. Numba keeps it in the
+    package's ``__pycache__``, or, where that is not writable, under ``NUMBA_CACHE_DIR`` or the
+    user's cache folder (``~/.cache/numba``), in a folder named after the package."""
     import importlib.util
     import os
 
     spec = importlib.util.find_spec("umap")
-    places = [Path(spec.origin).parent / "__pycache__"] if spec and spec.origin else []
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-    return any(next(place.rglob("*.nbi"), None) is not None for place in places if place.is_dir())
+    if spec and spec.origin and next((Path(spec.origin).parent / "__pycache__").glob("*.nbi"), None) is not None:
+        return True
+    elsewhere = [Path(os.environ["NUMBA_CACHE_DIR"])] if os.environ.get("NUMBA_CACHE_DIR") else []
+    elsewhere.append(Path.home() / ".cache" / "numba")
+    return any(any(part.startswith("umap") for part in found.relative_to(place).parts[:-1])
+               for place in elsewhere if place.is_dir() for found in place.rglob("*.nbi"))
 
 
 @cache

@@ -76,9 +76,10 @@ def cpu_has_bf16() -> bool:
     return re.search(r"\b(avx512_bf16|amx_bf16)\b", info) is not None
 
 
-# NVIDIA GPUs before Ampere, which have no bfloat16 units (their names as the driver writes them)
-_NO_BF16_GPU = re.compile(r"\b(Tesla [KMP]\d+|Tesla V100|Tesla T4|V100|T4\b|P100|P40|P4\b|K80|TITAN (V|Xp?)|"
-                          r"Quadro (RTX|P|M|K)|GeForce (GTX|RTX 20))", re.IGNORECASE)
+# NVIDIA GPUs from Ampere on, which have bfloat16 units (their names as the driver writes them):
+# A100, A10, A30, A40, H100, H200, GH200, B200, GB200, L4, L40, RTX A6000, RTX 6000 Ada, GeForce RTX 30xx-50xx
+_BF16_GPU = re.compile(r"\b(A\d{1,3}|H\d{2,3}|GH\d{3}|B\d{2,3}|GB\d{3}|L\d{1,2}S?|RTX A\d{4}|RTX \d{4} Ada|"
+                       r"RTX PRO|GeForce RTX [345]\d{3})\b", re.IGNORECASE)
 
 
 def gpu_models() -> list[str]:
@@ -93,9 +94,10 @@ def gpu_models() -> list[str]:
 
 
 def gpu_has_bf16() -> bool:
-    """Whether the GPUs compute bfloat16 natively (Ampere and later: A100, H100, L4, RTX 30xx ...);
-    an unknown name counts as a recent GPU."""
-    return not any(_NO_BF16_GPU.search(name) for name in gpu_models())
+    """Whether the GPUs compute bfloat16 natively (Ampere and later: A100, H100, L4, RTX 30xx ...).
+    A name not known to be one, or no name at all, counts as a GPU without: float32 is never slow."""
+    names = gpu_models()
+    return bool(names) and all(_BF16_GPU.search(name) for name in names)
 
 
 def resolve_precision(precision: str, device: str) -> str:
@@ -203,7 +205,8 @@ class TransformerEmbedder:
     def _batches(self, model, texts: Sequence[str], order: np.ndarray) -> Iterator[tuple[np.ndarray, dict]]:  # noqa: ANN001
         """Each batch's rows and their tokens (on the CPU), longest texts first. On a GPU a thread
         tokenises the next batch while the GPU runs this one (the tokenizer releases the GIL), so the
-        GPU does not wait on the CPU; on a CPU the two would share the same cores, and run in turn."""
+        GPU waits only for the copy of the tokens, not for tokenising; on a CPU the two would share
+        the same cores, and run in turn."""
         starts = range(0, len(texts), self.batch_)
 
         def tokens(start: int) -> tuple[np.ndarray, dict]:

@@ -186,6 +186,7 @@ def test_a_seeded_fit_shows_no_umap_thread_warning():
 def test_the_first_run_after_installing_says_umap_is_being_compiled(monkeypatch, caplog, tmp_path):
     import importlib.util
     import logging
+    import shutil
     from types import SimpleNamespace
 
     from pipeline.topics import clustering
@@ -193,7 +194,15 @@ def test_the_first_run_after_installing_says_umap_is_being_compiled(monkeypatch,
     package = tmp_path / "umap"
     (package / "__pycache__").mkdir(parents=True)
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: SimpleNamespace(origin=str(package / "__init__.py")))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "numba" / "site-packages" / "pynndescent").mkdir(parents=True)
+    (tmp_path / "numba" / "site-packages" / "pynndescent" / "utils.f-12.py311.nbi").write_bytes(b"")
+    assert not clustering.compiled_before()  # another package's cache says nothing of UMAP's
+    (tmp_path / "home" / ".cache" / "numba" / "umap_1a2b").mkdir(parents=True)
+    (tmp_path / "home" / ".cache" / "numba" / "umap_1a2b" / "layouts.f-9.py311.nbi").write_bytes(b"")
+    assert clustering.compiled_before()  # where site-packages is not writable
+    shutil.rmtree(tmp_path / "home")
     assert not clustering.compiled_before()
     (package / "__pycache__" / "umap_.nndescent-12.py311.nbi").write_bytes(b"")
     assert clustering.compiled_before()

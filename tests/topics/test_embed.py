@@ -280,22 +280,27 @@ def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones(monkeypa
 def test_gpus_that_compute_bfloat16_are_told_from_those_that_do_not(monkeypatch):
     from pipeline.topics import embed
 
-    for names, native in [(["NVIDIA H200"], True), (["NVIDIA A100-SXM4-80GB"], True), (["NVIDIA L4"], True),
-                          (["NVIDIA GeForce RTX 3090"], True), (["Tesla T4"], False), (["Tesla P100-PCIE-16GB"], False),
-                          (["NVIDIA GeForce RTX 2080 Ti"], False), (["NVIDIA H100", "Tesla V100"], False), ([], True)]:
+    for names, native in [(["NVIDIA H200"], True), (["NVIDIA H100 80GB HBM3"], True), (["NVIDIA A100-SXM4-80GB"], True),
+                          (["NVIDIA L4"], True), (["NVIDIA L40S"], True), (["NVIDIA GeForce RTX 3090"], True),
+                          (["NVIDIA RTX A6000"], True), (["NVIDIA RTX 6000 Ada Generation"], True),
+                          (["Tesla T4"], False), (["Tesla P100-PCIE-16GB"], False), (["Tesla V100-SXM2-16GB"], False),
+                          (["Quadro GV100"], False), (["NVIDIA TITAN RTX"], False), (["NVIDIA T1000"], False),
+                          (["NVIDIA GeForce RTX 2080 Ti"], False), (["NVIDIA H100", "Tesla V100"], False), ([], False)]:
         monkeypatch.setattr(embed, "gpu_models", lambda names=names: names)
         assert embed.gpu_has_bf16() == native, names
 
 
 class SlowGpuModel:
-    """Stands in for the encoder on a GPU: each forward pass takes 30 ms, and the calls are timed, so
-    a test can see whether the next batch was tokenised while this one ran."""
+    """Stands in for the encoder on a GPU: each forward pass records when it began, and (``ahead``)
+    waits for the next batch's tokenising to begin, so a test can see the two overlap."""
 
     hidden_size = 3
 
-    def __init__(self) -> None:
+    def __init__(self, ahead: bool, batches: int) -> None:
         import threading
 
+        self.ahead, self.batches = ahead, batches
+        self.ended: list[float] = []
         self.events: list[tuple[str, int, float, str]] = []
         self.lock = threading.Lock()
 
@@ -316,9 +321,15 @@ class SlowGpuModel:
         import torch
 
         start = time.perf_counter()
-        time.sleep(0.03)
         with self.lock:
             self.events.append(("forward", len(input_ids), start, "main"))
+            done = sum(kind == "forward" for kind, *_ in self.events)
+        # on a GPU the next batch's tokens are being made while this batch runs: wait (at most 5 s)
+        # until its tokenising has begun, as a GPU's work would take the time it needs
+        deadline = time.perf_counter() + (5.0 if self.ahead else 0.0)
+        while time.perf_counter() < deadline and sum(k == "tokenize" for k, *_ in self.events) < min(done + 1, self.batches):
+            time.sleep(0.001)
+        self.ended.append(time.perf_counter())
         # hidden state of a token: (its id, 1, 2), so a text's vector depends on its length
         ids = input_ids.float().unsqueeze(-1)
         return torch.cat([ids, torch.ones_like(ids), 2 * torch.ones_like(ids)], dim=-1)
@@ -332,7 +343,8 @@ def test_on_a_gpu_the_next_batch_is_tokenised_while_the_gpu_runs_this_one(monkey
 
     from pipeline.topics import bert, embed
 
-    model = SlowGpuModel()
+    batch = embed.GPU_BATCH if device == "cuda" else embed.CPU_BATCH
+    model = SlowGpuModel(ahead=device == "cuda", batches=-(-1000 // batch))
     monkeypatch.setattr(bert, "load", lambda folder, dev: model)
     monkeypatch.setattr(embed, "pick_device", lambda wanted: device)
     monkeypatch.setattr(torch.Tensor, "to", lambda self, *args, **kwargs: self)  # no CUDA here
@@ -340,15 +352,16 @@ def test_on_a_gpu_the_next_batch_is_tokenised_while_the_gpu_runs_this_one(monkey
     embedder = embed.TransformerEmbedder(precision="float32")
     vectors = embedder.encode(texts)
     sizes = [n for kind, n, _, _ in model.events if kind == "forward"]
-    assert sum(sizes) == 1000 and max(sizes) == (embed.GPU_BATCH if device == "cuda" else embed.CPU_BATCH)
+    assert sum(sizes) == 1000 and max(sizes) == batch
     tokenized = [e for e in model.events if e[0] == "tokenize"]
     forwards = [e for e in model.events if e[0] == "forward"]
     if device == "cuda":
         assert {thread for *_, thread in tokenized} == {"tokenize_0"}
-        # batch k + 1 was tokenised before the forward pass of batch k ended
-        assert all(tokenized[k + 1][2] < forwards[k][2] + 0.03 for k in range(len(forwards) - 1))
-    else:
+        # batch k + 1's tokenising began while batch k ran (the stand-in waits for it at most 5 s)
+        assert all(tokenized[k + 1][2] < model.ended[k] for k in range(len(forwards) - 1))
+    else:  # in turn: each batch is tokenised after the one before has run
         assert {thread for *_, thread in tokenized} == {"MainThread"}
+        assert all(tokenized[k + 1][2] > model.ended[k] for k in range(len(forwards) - 1))
     lengths = np.array([len(t) for t in texts], dtype=np.float64)
     pooled = np.column_stack([(lengths + 1) / 2, np.ones(1000), 2 * np.ones(1000)])  # tokens (len, 1) averaged
     np.testing.assert_allclose(vectors, pooled / np.linalg.norm(pooled, axis=1, keepdims=True), rtol=1e-5)
