@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+import re
 import tomllib
 import types
 import typing
@@ -24,6 +25,10 @@ from pipeline import arxiv
 def printable(text: str) -> str:
     """``text`` with each non-printable character escaped as Python writes it (``\\n``, ``\\x1b``)."""
     return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+# a Dask scheduler's address: PROTOCOL://HOST:PORT or HOST:PORT
+SCHEDULER = re.compile(r"(?:[a-z]+://)?[\w.\-\[\]:]+:\d+")
 
 
 class ConfigError(ValueError):
@@ -105,6 +110,13 @@ class IngestConfig:
     strict: bool = False  # fail on the first unreadable file instead of quarantining it
     batch_rows: int = 20_000  # rows per parquet row group; bounds memory
 
+    def __post_init__(self) -> None:
+        if self.format is not None and self.format not in FORMAT_NAMES:
+            raise ConfigError(f"ingest.format = {self.format!r}: use one of {', '.join(FORMAT_NAMES)}")
+        for category in self.categories:
+            if not arxiv.CATEGORY.fullmatch(category):
+                raise ConfigError(f"ingest.categories: {category!r} is not an arXiv category (e.g. cs.DC, hep-th)")
+
 
 @dataclass(frozen=True)
 class CleanConfig:
@@ -170,6 +182,8 @@ class TopicsConfig:
     emerge_min_size: int = 10  # papers a pool group needs to become a theme
 
     def __post_init__(self) -> None:
+        if self.cluster and not SCHEDULER.fullmatch(self.cluster):
+            raise ConfigError(f"topics.cluster = {self.cluster!r}: not a scheduler address like tcp://scheduler:8786")
         if self.clustering not in CLUSTERINGS:
             raise ConfigError(f"topics.clustering = {self.clustering!r}: use one of {', '.join(CLUSTERINGS)}")
         if self.clustering_device not in DEVICES:
@@ -340,7 +354,7 @@ def section(cls: type, values: dict[str, Any], *, base: Any = None) -> Any:
                           "your configuration")
     unknown = set(values) - names
     if unknown:
-        raise ConfigError(f"unknown {cls.__name__} option(s): {', '.join(sorted(unknown))}")
+        raise ConfigError(f"unknown setting(s): {', '.join(_key(cls, k) for k in sorted(unknown))}")
     coerced = {k: _coerce(cls, k, v) for k, v in values.items() if v is not None}
     return dataclasses.replace(base if base is not None else cls(), **coerced)
 

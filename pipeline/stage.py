@@ -17,14 +17,14 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pipeline import __version__
 from pipeline import io
 from pipeline.io import read_fingerprint
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
+
 
 class LockedError(RuntimeError):
     """Another paper-trends process writes to the same root."""

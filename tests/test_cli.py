@@ -112,7 +112,7 @@ def test_bad_config_is_one_line_error(project):
     config.write_text("[clean]\nmin_abstract = 3\n")
     result = CliRunner().invoke(cli, ["--root", str(project), "--config", str(config), "clean"])
     assert result.exit_code == 1
-    assert "unknown CleanConfig option(s): min_abstract" in result.output
+    assert "unknown setting(s): clean.min_abstract" in result.output
 
 
 def test_console_script_module_entry(project):

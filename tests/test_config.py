@@ -26,7 +26,7 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[clean]\nmin_abstract = 1\n", "unknown CleanConfig option"),
+        ("[clean]\nmin_abstract = 1\n", r"unknown setting\(s\): clean\.min_abstract"),
         ("[cleaning]\n", "unknown config section"),
         ("[clean]\nmin_abstract_chars = 'ten'\n", "must be an integer"),
         ("[ingest]\nstrict = 'yes'\n", "must be true or false"),
@@ -38,6 +38,10 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ("[topics]\nstop_words = [1, 2]\n", r"topics\.stop_words must be a list of text"),
         ("[topics]\nembedder = 3\n", r"topics\.embedder must be text"),
         ("topics = 3\n", r"\[topics\] must be a table of settings"),
+        ("[ingest]\ncategories = ['12']\n", r"ingest\.categories: '12' is not an arXiv category"),
+        ("[ingest]\nformat = 'jsonl'\n", r"ingest\.format = 'jsonl': use one of"),
+        ("[topics]\ncluster = 'foo'\n", r"topics\.cluster = 'foo': not a scheduler address"),
+        ("[topics]\nresolutoin = 5\n", r"unknown setting\(s\): topics\.resolutoin"),
         ("[topics]\ngraph_neighbors = 1\n", "topics.graph_neighbors = 1"),
         ("[topics]\nresolution = 0\n", "topics.resolution = 0"),
         # settings measurement rejected, or made constants, are named with the note that says why

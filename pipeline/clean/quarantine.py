@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from pipeline import dates
@@ -42,7 +44,9 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
     mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date", _no_date(df))
     mark(df["_date"].isna() & raw_date.notna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
     mark(why != "", "implausible date", pd.Series([f"date {v!r}: {w}" for v, w in zip(raw_date, why)], index=df.index))
-    return reason, detail.where(reason.isna(), _placed(detail, df))
+    bad = reason.notna()
+    detail[bad] = _placed(detail[bad], df[bad])
+    return reason, detail
 
 
 def _no_date(df: pd.DataFrame) -> pd.Series:
@@ -58,10 +62,12 @@ def _no_date(df: pd.DataFrame) -> pd.Series:
 
 
 def _placed(detail: pd.Series, df: pd.DataFrame) -> pd.Series:
-    """Each detail followed by where its record stands: the file, and the line (or the record's place)."""
-    where = [
-        f"{file}, line {int(line)}" if pd.notna(line) else f"{file}, record {int(position) + 1}"
-        for file, line, position in zip(df[L.source_file], df[L.line], df[L.position])
-    ]
-    return pd.Series([f"{d} (in {w})" if isinstance(d, str) else f"in {w}" for d, w in zip(detail, where)],
-                     index=df.index)
+    """Each detail followed by where its record stands: the file, and the line (where the detail
+    does not name it already) or, for a record without one, its place among the file's records read."""
+    out = []
+    for d, file, line, position in zip(detail, df[L.source_file], df[L.line], df[L.position]):
+        said = isinstance(d, str) and pd.notna(line) and re.search(rf"\bline {int(line)}\b", d) is not None
+        where = (file if said else f"{file}, line {int(line)}") if pd.notna(line) else \
+            f"{file}, record {int(position) + 1} as read"
+        out.append(f"{d} (in {where})" if isinstance(d, str) else f"in {where}")
+    return pd.Series(out, index=df.index, dtype=object)

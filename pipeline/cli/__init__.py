@@ -8,8 +8,6 @@ pyarrow), so ``--help`` is instant. ``reports.py`` holds ``evaluate`` and ``repo
 
 from __future__ import annotations
 
-import re
-
 import logging
 import sys
 from pathlib import Path
@@ -91,7 +89,9 @@ def _check_categories(ctx: click.Context, param: click.Parameter, values: tuple[
 
 def _check_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A Dask scheduler's address: PROTOCOL://HOST:PORT or HOST:PORT ("" runs here)."""
-    if value and not re.fullmatch(r"(?:[a-z]+://)?[\w.\-\[\]:]+:\d+", value):
+    from pipeline.config import SCHEDULER
+
+    if value and not SCHEDULER.fullmatch(value):
         raise click.BadParameter(f"{value!r} is not a scheduler address like tcp://scheduler:8786")
     return value
 

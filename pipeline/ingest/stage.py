@@ -75,9 +75,7 @@ def read_file(
     kept and one record with ``error`` set follows them; with ``cfg.strict`` IngestError is raised.
     """
     ctx = ReadContext(name=path.name, columns=dict(cfg.columns), categories=tuple(cfg.categories))
-    fmt = cfg.format
-    if fmt is not None and fmt not in FORMATS:
-        raise IngestError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
+    fmt = cfg.format  # one of FORMATS (IngestConfig checks it)
     position = 0
     opened: Opened | None = None
     last_line: int | None = None

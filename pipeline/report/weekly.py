@@ -183,7 +183,7 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
     unlisted = uncategorised(this, primary_only=primary_only)
     if unlisted:  # digest pages carry no arXiv category: say so rather than show a week emptier than it is
         note += f" {unlisted} of this week's {len(this)} papers list no arXiv category and are not counted here."
-    if report.categorised:  # digest pages only: nothing to draw, the numbers section says so in a line
+    if report.categorised:  # else (digest pages only) nothing to draw: the numbers section says so in a line
         report.figures["categories"] = (plots.category_volume(
             cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
             f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}.")

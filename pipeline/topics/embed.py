@@ -344,10 +344,12 @@ class EmbeddingCache:
         self._shards, self._index = None, None
         log.info("embedding cache %s: merged %d small shards into one", self.folder.name, len(parts))
 
-    def embed(self, texts: Sequence[str], embedder: Embedder, *, chunk: int = 2048) -> tuple[np.ndarray, int]:
+    def embed(self, texts: Sequence[str], embedder: Embedder, *, chunk: int = 2048,
+              unit: str = "paper") -> tuple[np.ndarray, int]:
         """Vectors for ``texts`` (cached ones looked up, the rest embedded and cached in chunks, so an
         interrupted run keeps what it finished); also returns how many were embedded now. The same
-        text twice is embedded once. Each vector is written once into the result, the only copy."""
+        text twice is embedded once. Each vector is written once into the result, the only copy.
+        ``unit``: what a text is, for the progress shown ("paper", "phrase")."""
         keys = text_hashes(texts).astype("S20")
         chunk = getattr(embedder, "chunk", chunk)  # a cluster's embedder sends larger chunks
         shard_of, row_of = self._lookup(keys)
@@ -378,7 +380,7 @@ class EmbeddingCache:
         rank[order] = np.arange(len(order))
         item = rank[which.reshape(-1)]
         by_item = np.argsort(item, kind="stable")
-        with progress.meter("embed", len(todo), "paper", fine=True) as meter:
+        with progress.meter("embed", len(todo), unit, fine=True) as meter:
             for start in range(0, len(todo), chunk):
                 batch = todo[start : start + chunk]
                 before = meter.done
@@ -429,5 +431,5 @@ def paper_inputs(papers: pd.DataFrame, folder: Path, embedder: Embedder) -> Pape
     phrases = EmbeddingCache(folder, f"{embedder.identity}-phrases")
     weeks = papers[Papers.week]
     return PaperInputs(papers[Papers.paper_id].tolist(), texts, papers[Papers.title].tolist(), weeks.tolist(),
-                       embeddings, embedded, lambda texts: phrases.embed(list(texts), embedder)[0],
+                       embeddings, embedded, lambda texts: phrases.embed(list(texts), embedder, unit="phrase")[0],
                        weeks.dropna().max() if weeks.notna().any() else None)

@@ -45,7 +45,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
                          [paths.papers])
         outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
         restore_folder(folder)  # a run killed in the middle of swapping the model folder in
-        store.sweep(folder)  # and what a killed run was still writing
+        store.sweep(folder, outputs)  # and what a killed run was still writing
         held = State.load(folder)
         # the tables and the run record name the fit they came from (fp@fitted_at): a refit of the
         # same papers is never taken for the run before it

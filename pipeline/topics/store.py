@@ -62,13 +62,19 @@ def save_model(folder: Path, result: Assignment, paper_ids: list[str], lineage: 
             link_tree(folder / "bertopic", tmp / "bertopic")
 
 
-def sweep(folder: Path) -> None:
-    """Remove the model folders a killed run left half-written beside ``folder`` (the CLI holds the
-    root's lock, so no other run is writing one)."""
+def sweep(folder: Path, tables: list[Path]) -> None:
+    """Remove what a killed run left half-written: model folders beside ``folder``, the previous
+    folder moved aside once the new one is in place (``restore_folder`` has put it back where none
+    is), and the temporary files of ``tables``. The CLI holds the root's lock, so no other run is
+    writing any of them."""
     import shutil
 
-    for left in folder.parent.glob(f".{folder.name}.*.tmp"):
-        shutil.rmtree(left, ignore_errors=True)
+    moved_aside = list(folder.parent.glob(f".{folder.name}.old-*")) if folder.exists() else []
+    for path in [*folder.parent.glob(f".{folder.name}.*.tmp"), *moved_aside]:
+        shutil.rmtree(path, ignore_errors=True)
+    for table in tables:
+        for path in table.parent.glob(f".{table.name}.*.tmp"):
+            path.unlink(missing_ok=True)
 
 
 def finish(folder: Path, step: Step) -> None:

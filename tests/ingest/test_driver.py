@@ -230,7 +230,7 @@ def test_format_override(tmp_path):
     assert [r["source_format"] for r in records] == ["atom", "atom"]
     forced, _ = _read(MARCH_18, format="daily-jsonl")
     assert len(forced) == 465
-    with pytest.raises(IngestError, match="unknown --format 'xml'"):
+    with pytest.raises(config.ConfigError, match="ingest.format = 'xml': use one of atom"):
         _read(ATOM, format="xml")
 
 

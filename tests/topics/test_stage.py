@@ -376,7 +376,7 @@ def test_whatever_a_kill_leaves_the_next_run_gives_the_uninterrupted_result(clea
     half.mkdir(parents=True, exist_ok=True)  # a folder a SIGKILL leaves half-written
     again = topics.run(cleaned, embedder=hash_embedder)
     _same_tables(cleaned, whole)
-    assert not half.exists()
+    assert not half.exists() and not list(cleaned.paths.doc_topics.parent.glob(".*.tmp"))  # swept
     assert again.ran == (at != "before the run record")  # a run killed after its commit is finished, not redone
     assert not topics.run(cleaned, embedder=hash_embedder).ran  # and the next one has nothing to do
 
@@ -393,3 +393,26 @@ def test_a_refit_killed_after_its_lineage_adds_its_rows_once(cleaned, hash_embed
     topics.run(cleaned, refit=True, embedder=hash_embedder)
     _same_tables(cleaned, whole)
     assert set(tables(cleaned)[2]["mode"]) == {"fit", "refit"}
+
+
+@pytest.mark.parametrize("at", ["after doc_topics", "after the lineage", "before the run record"])
+def test_a_weekly_update_killed_anywhere_gives_the_uninterrupted_update(cleaned, hash_embedder, monkeypatch,
+                                                                         tmp_path, at):
+    """The cron job's path: a fit on the papers before the last weeks, then an update that adds them."""
+    def fit_then_update(cfg, kill=None):  # noqa: ANN001, ANN202
+        papers = read_table(cfg.paths.papers, Papers)
+        last = sorted(papers["week"].dropna().unique())[-3:]
+        write_table(papers[~papers["week"].isin(last)], cfg.paths.papers, Papers)
+        topics.run(cfg, embedder=hash_embedder)
+        write_table(papers, cfg.paths.papers, Papers)
+        if kill is not None:
+            with monkeypatch.context() as patched:
+                _kill(patched, cfg, kill)
+                with pytest.raises(KeyboardInterrupt):
+                    topics.run(cfg, embedder=hash_embedder)
+        return topics.run(cfg, embedder=hash_embedder)
+
+    whole = cleaned_copy(tmp_path / "uninterrupted")
+    assert fit_then_update(whole).stage == "topics (update)"
+    fit_then_update(cleaned, at)
+    _same_tables(cleaned, whole)  # the lineage too (a refit's rows added once: the test above)
