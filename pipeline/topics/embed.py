@@ -391,7 +391,8 @@ class EmbeddingCache:
                 rows = by_item[lo:hi]
                 fill(missing[rows], vectors[item[rows] - start])
         if len(todo):
-            log.info("embedded %d new text(s) with %s (%d cached)", len(todo), embedder.identity, len(keys) - len(missing))
+            log.info("embedded %d new %s(s) with %s (%d cached)", len(todo), unit, embedder.identity,
+                     len(keys) - len(missing))
             self._merge_small()
         return (out if out is not None else np.zeros((0, 0), np.float32)), len(todo)
 
