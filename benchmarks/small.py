@@ -1,12 +1,14 @@
-"""Benchmark: does a small corpus need UMAP layouts? Leiden on the papers' neighbour graph alone
-against Leiden with the graph joined by the layouts' neighbours (what a fit does today), on small
-samples of a project whose embeddings are cached (``benchmarks/themes.py`` makes them).
+"""Benchmark: how many UMAP layouts does a corpus of a given size need? Leiden on the papers'
+neighbour graph joined by the neighbours of 3 layouts (what a fit does today), of fewer, or of none,
+on samples of a project whose embeddings are cached (``benchmarks/themes.py`` makes them; for the
+whole year, ``benchmarks/topics.py --phases scale``).
 
 For each size and sample (seeded), both are fitted with two seeds: homogeneity and NMI against the
 papers' primary arXiv categories (seed 42), the two seeds' agreement (ARI), the number of themes and
 the clustering's time. Medians over the samples.
 
     python benchmarks/small.py --project /tmp/pt-bench-topics/heldout4000 --sizes 94,200,400,800,1500 --samples 8
+    python benchmarks/small.py --project /tmp/pt-bench-topics/scale --sizes 40000 --samples 1 --layouts 3,1
 
 Results go to benchmarks/results/small.json and small.md.
 """
@@ -35,14 +37,14 @@ from pipeline.topics.metrics import agreement, information  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def fit(x: np.ndarray, cfg, seed: int, layouts: bool) -> tuple[np.ndarray, float]:  # noqa: ANN001
+def fit(x: np.ndarray, cfg, seed: int, layouts: int) -> tuple[np.ndarray, float]:  # noqa: ANN001
     n = len(x)
     sizes = clustering.scaled(n, cfg)
     start = time.perf_counter()
     model = LeidenThemes(n_neighbors=cfg.graph_neighbors, resolution=sizes.resolution, runs=clustering.CONSENSUS_RUNS,
                          min_cluster_size=sizes.min_cluster_size, max_cluster_size=max(int(n * cfg.max_theme_share), 1),
-                         layout=[clustering.umap_model(n, sizes, cfg, s) for s in clustering.layout_seeds(seed)]
-                         if layouts else None, random_state=seed)
+                         layout=[clustering.umap_model(n, sizes, cfg, s) for s in clustering.layout_seeds(seed)[:layouts]]
+                         or None, random_state=seed)
     labels = model.fit(x).labels_
     return labels, time.perf_counter() - start
 
@@ -52,6 +54,7 @@ def main() -> None:
     parser.add_argument("--project", type=Path, required=True)
     parser.add_argument("--sizes", default="94,200,400,800,1500")
     parser.add_argument("--samples", type=int, default=8)
+    parser.add_argument("--layouts", default="3,0", help="UMAP layouts to compare (3: what a fit does)")
     args = parser.parse_args()
     cfg = config.load(args.project)
     papers = read_table(cfg.paths.papers, Papers)
@@ -69,7 +72,7 @@ def main() -> None:
         for sample in range(args.samples):
             pick = np.random.default_rng(1000 + sample).choice(len(papers), size=n, replace=False)
             x, cats = vectors[pick], categories[pick]
-            for layouts in (True, False):
+            for layouts in [int(k) for k in args.layouts.split(",")]:
                 a, seconds = fit(x, cfg.topics, 42, layouts)
                 b, _ = fit(x, cfg.topics, 7, layouts)
                 info = information(a, cats)
@@ -81,10 +84,10 @@ def main() -> None:
     (RESULTS / "small.json").write_text(json.dumps(rows, indent=1))
     lines = ["| papers | layouts | themes | homogeneity | NMI | ARI, two seeds | clustering s |", "|---:|---|---:|---:|---:|---:|---:|"]
     for n in sorted({r["n"] for r in rows}):
-        for layouts in (True, False):
+        for layouts in [int(k) for k in args.layouts.split(",")]:
             part = [r for r in rows if r["n"] == n and r["layouts"] == layouts]
             med = lambda k: statistics.median(r[k] for r in part)  # noqa: E731
-            lines.append(f"| {n:,} | {'3 UMAP' if layouts else 'none'} | {med('themes'):.0f} | {med('homogeneity'):.3f} | "
+            lines.append(f"| {n:,} | {layouts or 'none'} | {med('themes'):.0f} | {med('homogeneity'):.3f} | "
                          f"{med('nmi'):.3f} | {med('ari_seeds'):.3f} | {med('seconds'):.2f} |")
     (RESULTS / "small.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

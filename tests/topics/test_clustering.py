@@ -216,3 +216,12 @@ def test_the_first_run_after_installing_says_umap_is_being_compiled(monkeypatch,
     finally:
         clustering.umap_class.cache_clear()
     assert any("compiling UMAP's code once after installing" in r.getMessage() for r in caplog.records)
+
+
+def test_a_large_corpus_is_laid_out_once_a_smaller_one_three_times():
+    from pipeline.topics import clustering
+
+    cfg = TopicsConfig()
+    layouts = {n: clustering.leiden_model(n, scaled(n, cfg), n, cfg).layout for n in (4_000, 39_999, 40_000, 50_000)}
+    assert [len(v) for v in layouts.values()] == [3, 3, 1, 1]
+    assert layouts[50_000][0].random_state == cfg.seed  # the first of the three seeds
