@@ -146,9 +146,13 @@ class Step:
     record: Path
     expected: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def tables(self) -> list[Path]:
+        """The outputs that carry the fingerprint in their metadata."""
+        return [p for p in self.outputs if p.suffix == ".parquet"]
+
     def current(self) -> bool:
-        tables = [p for p in self.outputs if p.suffix == ".parquet"]
-        return all(p.exists() for p in self.outputs) and outputs_current(tables, self.fp, self.record, **self.expected)
+        return all(p.exists() for p in self.outputs) and outputs_current(self.tables, self.fp, self.record, **self.expected)
 
     def skipped(self, force: bool) -> StageResult | None:
         """The result of a skipped run when the outputs are current and nothing forces a run, else None."""

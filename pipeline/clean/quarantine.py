@@ -41,7 +41,8 @@ def quarantine_reasons(df: pd.DataFrame, cfg: CleanConfig) -> tuple[pd.Series, p
     # of the same arXiv id is held; only then can the paper be placed in a week
     why = dates.implausible(df["_date"])
     dated = set(df.loc[reason.isna() & df["_date"].notna() & (why == "") & df["_base_id"].notna(), "_base_id"])
-    mark(raw_date.isna() & ~df["_base_id"].isin(dated), "no date", _no_date(df))
+    undated = raw_date.isna() & ~df["_base_id"].isin(dated)
+    mark(undated, "no date", _no_date(df[undated]).reindex(df.index))
     mark(df["_date"].isna() & raw_date.notna(), "unparseable date", raw_date.astype(object).map(lambda v: f"date {v!r}"))
     mark(why != "", "implausible date", pd.Series([f"date {v!r}: {w}" for v, w in zip(raw_date, why)], index=df.index))
     bad = reason.notna()

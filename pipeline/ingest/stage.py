@@ -82,6 +82,11 @@ def read_file(
     # a forced format's records wait until one is usable (at most HOLD_MOST of them): a file of
     # another format that it reads nothing usable from is the option's error, not a file of junk
     held: list[dict] | None = [] if cfg.format is not None else None
+
+    def misread(why: str) -> IngestError | None:
+        """The option's error, where the file's first bytes show another format than the one forced."""
+        fits = other_format(path, cfg.format)
+        return None if fits is None else IngestError(f"{shown}: read as --format {cfg.format}: {cut(why)}; {fits}")
     try:
         with ExitStack() as stack:
             opened = open_input(path, stack)
@@ -95,24 +100,25 @@ def read_file(
                 stats.warnings += len(rec["warnings"])
                 out = {**rec, "source_file": shown, "source_format": fmt, "position": position}
                 position += 1
-                if held is not None and not usable(rec) and len(held) < HOLD_MOST:
-                    held.append(out)
-                    continue
-                if held is not None and not usable(rec) and other_format(path, fmt) is not None:
-                    raise SourceError(f"none of its first {len(held):,} records has both a title and an abstract")
-                yield from held or ()
+                if held is not None and not usable(rec):
+                    if len(held) < HOLD_MOST:
+                        held.append(out)
+                        continue
+                    if wrong := misread(f"none of its first {len(held):,} records has both a title and an abstract"):
+                        raise wrong
+                yield from held or ()  # a usable record, or held enough from a file of the format named
                 held = None
                 yield out
-            if held and other_format(path, fmt) is not None:
-                raise SourceError(f"none of its {len(held):,} record(s) has both a title and an abstract")
+            if held and (wrong := misread(f"none of its {len(held):,} record(s) has both a title and an abstract")):
+                raise wrong
             yield from held or ()  # the file is the format named: its records go to quarantine as they are
             held = None
     except Exception as exc:  # noqa: BLE001 - every failure becomes a named, placed error row
         if isinstance(exc, IngestError):
             raise
-        if held is not None and cfg.format is not None and (fits := other_format(path, cfg.format)) is not None:
-            why = exc.message if isinstance(exc, SourceError) else f"{type(exc).__name__}: {exc}"
-            raise IngestError(f"{shown}: read as --format {cfg.format}: {cut(why)}; {fits}") from None
+        if held is not None and (wrong := misread(exc.message if isinstance(exc, SourceError)
+                                                  else f"{type(exc).__name__}: {exc}")):
+            raise wrong from None
         unexpected = not isinstance(exc, (SourceError, *STREAM_ERRORS))
         error = _as_source_error(exc, opened, last_line)
         where = error.where()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.io import atomic_folder, link_tree, read_fingerprint, read_json, read_table, write_frame, write_json
+from pipeline.io import atomic_folder, link_tree, read_json, read_table, write_frame, write_json
 from pipeline.schemas import DocTopics
-from pipeline.stage import Step
+from pipeline.stage import Step, outputs_current
 from pipeline.topics.state import Assignment
 from pipeline.topics.tables import read_lineage
 
@@ -84,8 +84,7 @@ def finish(folder: Path, step: Step) -> None:
     if step.current() or not kept.exists():
         return
     record = read_json(kept)
-    tables = [p for p in step.outputs if p.suffix == ".parquet"]
-    if record.get("fingerprint") == step.fp and all(p.exists() and read_fingerprint(p) == step.fp for p in tables):
+    if record.get("fingerprint") == step.fp and outputs_current(step.tables, step.fp):
         write_json(record, step.record)
 
 
