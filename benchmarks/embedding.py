@@ -9,7 +9,7 @@ batch of the same precision, and the lowest cosine to float32's whole-batch vect
 
     python benchmarks/embedding.py [--papers 1000] [--rows 256,512,1024] [--precisions float32,bfloat16] [--repeat 3]
 
-bfloat16 is fast only on a CPU that computes it natively (``pipeline.topics.embed.cpu_has_bf16``).
+bfloat16 is fast only on a CPU that computes it natively (``pipeline.topics.hardware.cpu_has_bf16``).
 Results: benchmarks/results/embedding.json.
 """
 
@@ -45,7 +45,8 @@ def main() -> None:
     from pipeline.schemas import Papers
     from pipeline.topics import bert
     from pipeline.config import TopicsConfig
-    from pipeline.topics.embed import cpu_has_bf16, make_embedder, paper_texts
+    from pipeline.topics.embed import make_embedder, paper_texts
+    from pipeline.topics.hardware import cpu_has_bf16
     from topics import prepare
 
     papers = read_table(prepare(args.work), Papers).sample(args.papers, random_state=1)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from pipeline.config import TopicsConfig
+from pipeline.topics import hardware
 from tests.helpers import REPO, cleaned_copy
 from tests.topics.test_model import corpus
 
@@ -125,7 +126,7 @@ def test_the_embedding_settings_reach_the_model(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch, "set_num_threads", threads.append)
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    monkeypatch.setattr(embed, "cpu_has_bf16", lambda: False)
+    monkeypatch.setattr(hardware, "cpu_has_bf16", lambda: False)
     cfg = TopicsConfig(batch_size=3, max_tokens=17, threads=5, device="cpu", precision="bfloat16")
     embedder = embed.make_embedder(cfg)
     vectors = embedder.encode([f"paper {i}" for i in range(7)])

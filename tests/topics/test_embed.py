@@ -3,6 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pipeline.topics import hardware
 from pipeline.topics.embed import EmbeddingCache, TransformerEmbedder, text_hashes
 
 
@@ -211,7 +212,7 @@ def test_the_plain_torch_encoder_runs_the_default_model_and_transformers_runs_th
 def test_auto_device_falls_back_to_the_cpu_without_a_gpu(monkeypatch):
     import torch
 
-    from pipeline.topics.embed import pick_device
+    from pipeline.topics.hardware import pick_device
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert pick_device("auto") == "cpu" and pick_device("cuda") == "cuda"
@@ -235,19 +236,19 @@ def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch):
     from pipeline.config import TopicsConfig
     from pipeline.topics import embed
 
-    monkeypatch.setattr(embed, "cpu_has_bf16", lambda: True)
-    assert embed.resolve_precision("auto", "cpu") == "bfloat16"
-    monkeypatch.setattr(embed, "gpu_models", lambda: ["NVIDIA H100 80GB HBM3"])
-    assert embed.resolve_precision("auto", "cuda") == "bfloat16"  # a GPU with bfloat16 units uses them
-    monkeypatch.setattr(embed, "gpu_models", lambda: ["Tesla V100-SXM2-16GB"])
-    assert embed.resolve_precision("auto", "cuda") == "float32"  # one without them would emulate it
-    assert embed.resolve_precision("float32", "cpu") == "float32"
-    monkeypatch.setattr(embed, "cpu_has_bf16", lambda: False)
-    assert embed.resolve_precision("auto", "cpu") == "float32"  # emulated bfloat16 would be slower
-    assert embed.resolve_precision("bfloat16", "cpu") == "bfloat16"
+    monkeypatch.setattr(hardware, "cpu_has_bf16", lambda: True)
+    assert hardware.resolve_precision("auto", "cpu") == "bfloat16"
+    monkeypatch.setattr(hardware, "gpu_models", lambda: ["NVIDIA H100 80GB HBM3"])
+    assert hardware.resolve_precision("auto", "cuda") == "bfloat16"  # a GPU with bfloat16 units uses them
+    monkeypatch.setattr(hardware, "gpu_models", lambda: ["Tesla V100-SXM2-16GB"])
+    assert hardware.resolve_precision("auto", "cuda") == "float32"  # one without them would emulate it
+    assert hardware.resolve_precision("float32", "cpu") == "float32"
+    monkeypatch.setattr(hardware, "cpu_has_bf16", lambda: False)
+    assert hardware.resolve_precision("auto", "cpu") == "float32"  # emulated bfloat16 would be slower
+    assert hardware.resolve_precision("bfloat16", "cpu") == "bfloat16"
     with pytest.raises(ValueError, match="unknown precision 'half'"):
-        embed.resolve_precision("half", "cpu")
-    monkeypatch.setattr(embed, "cpu_has_bf16", lambda: True)
+        hardware.resolve_precision("half", "cpu")
+    monkeypatch.setattr(hardware, "cpu_has_bf16", lambda: True)
     assert embed.make_embedder(TopicsConfig(device="cpu")).precision == "bfloat16"  # the config's default is "auto"
 
 
@@ -286,8 +287,8 @@ def test_gpus_that_compute_bfloat16_are_told_from_those_that_do_not(monkeypatch)
                           (["Tesla T4"], False), (["Tesla P100-PCIE-16GB"], False), (["Tesla V100-SXM2-16GB"], False),
                           (["Quadro GV100"], False), (["NVIDIA TITAN RTX"], False), (["NVIDIA T1000"], False),
                           (["NVIDIA GeForce RTX 2080 Ti"], False), (["NVIDIA H100", "Tesla V100"], False), ([], False)]:
-        monkeypatch.setattr(embed, "gpu_models", lambda names=names: names)
-        assert embed.gpu_has_bf16() == native, names
+        monkeypatch.setattr(hardware, "gpu_models", lambda names=names: names)
+        assert hardware.gpu_has_bf16() == native, names
 
 
 class SlowGpuModel:
@@ -343,10 +344,10 @@ def test_on_a_gpu_the_next_batch_is_tokenised_while_the_gpu_runs_this_one(monkey
 
     from pipeline.topics import bert, embed
 
-    batch = embed.GPU_BATCH if device == "cuda" else embed.CPU_BATCH
+    batch = hardware.GPU_BATCH if device == "cuda" else hardware.CPU_BATCH
     model = SlowGpuModel(ahead=device == "cuda", batches=-(-1000 // batch))
     monkeypatch.setattr(bert, "load", lambda folder, dev: model)
-    monkeypatch.setattr(embed, "pick_device", lambda wanted: device)
+    monkeypatch.setattr(hardware, "pick_device", lambda wanted: device)
     monkeypatch.setattr(torch.Tensor, "to", lambda self, *args, **kwargs: self)  # no CUDA here
     texts = [f"paper {'x' * (i % 17)} {i}" for i in range(1000)]
     embedder = embed.TransformerEmbedder(precision="float32")
