@@ -279,8 +279,6 @@ def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones(monkeypa
 
 
 def test_gpus_that_compute_bfloat16_are_told_from_those_that_do_not(monkeypatch):
-    from pipeline.topics import embed
-
     for names, native in [(["NVIDIA H200"], True), (["NVIDIA H100 80GB HBM3"], True), (["NVIDIA A100-SXM4-80GB"], True),
                           (["NVIDIA L4"], True), (["NVIDIA L40S"], True), (["NVIDIA GeForce RTX 3090"], True),
                           (["NVIDIA RTX A6000"], True), (["NVIDIA RTX 6000 Ada Generation"], True),
