@@ -9,6 +9,7 @@ the clustering's time. Medians over the samples.
 
     python benchmarks/small.py --project /tmp/pt-bench-topics/heldout4000 --sizes 94,200,400,800,1500 --samples 8
     python benchmarks/small.py --project /tmp/pt-bench-topics/scale --sizes 40000 --samples 1 --layouts 3,1
+    python benchmarks/small.py --project /tmp/pt-bench-topics/daily4000 --sizes 1000,3000 --samples 3 --layouts 3 --epochs 0,200
 
 Results go to benchmarks/results/small.json and small.md.
 """
@@ -37,14 +38,16 @@ from pipeline.topics.metrics import agreement, information  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def fit(x: np.ndarray, cfg, seed: int, layouts: int) -> tuple[np.ndarray, float]:  # noqa: ANN001
+def fit(x: np.ndarray, cfg, seed: int, layouts: int, epochs: int = 0) -> tuple[np.ndarray, float]:  # noqa: ANN001
     n = len(x)
     sizes = clustering.scaled(n, cfg)
     start = time.perf_counter()
+    maps = [clustering.umap_model(n, sizes, cfg, s) for s in clustering.layout_seeds(seed)[:layouts]]
+    for m in maps:
+        m.n_epochs = epochs or None  # None: UMAP's own choice (500 below 10,000 points, 200 above)
     model = LeidenThemes(n_neighbors=cfg.graph_neighbors, resolution=sizes.resolution, runs=clustering.CONSENSUS_RUNS,
                          min_cluster_size=sizes.min_cluster_size, max_cluster_size=max(int(n * cfg.max_theme_share), 1),
-                         layout=[clustering.umap_model(n, sizes, cfg, s) for s in clustering.layout_seeds(seed)[:layouts]]
-                         or None, random_state=seed)
+                         layout=maps or None, random_state=seed)
     labels = model.fit(x).labels_
     return labels, time.perf_counter() - start
 
@@ -55,6 +58,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="94,200,400,800,1500")
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--layouts", default="3,0", help="UMAP layouts to compare (3: what a fit does)")
+    parser.add_argument("--epochs", default="0", help="UMAP epochs to compare (0: UMAP's own choice, what a fit does)")
     args = parser.parse_args()
     cfg = config.load(args.project)
     papers = read_table(cfg.paths.papers, Papers)
@@ -72,22 +76,24 @@ def main() -> None:
         for sample in range(args.samples):
             pick = np.random.default_rng(1000 + sample).choice(len(papers), size=n, replace=False)
             x, cats = vectors[pick], categories[pick]
-            for layouts in [int(k) for k in args.layouts.split(",")]:
-                a, seconds = fit(x, cfg.topics, 42, layouts)
-                b, _ = fit(x, cfg.topics, 7, layouts)
+            for layouts, epochs in [(int(k), int(e)) for k in args.layouts.split(",") for e in args.epochs.split(",")]:
+                a, seconds = fit(x, cfg.topics, 42, layouts, epochs)
+                b, _ = fit(x, cfg.topics, 7, layouts, epochs)
                 info = information(a, cats)
-                rows.append({"n": n, "sample": sample, "layouts": layouts, "themes": int(len(set(a) - {-1})),
+                rows.append({"n": n, "sample": sample, "layouts": layouts, "epochs": epochs,
+                             "themes": int(len(set(a) - {-1})),
                              "homogeneity": info["homogeneity"], "nmi": agreement(a, cats)[0], "ari_seeds": agreement(a, b)[1],
                              "seconds": seconds})
                 print(json.dumps(rows[-1]), flush=True)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "small.json").write_text(json.dumps(rows, indent=1))
-    lines = ["| papers | layouts | themes | homogeneity | NMI | ARI, two seeds | clustering s |", "|---:|---|---:|---:|---:|---:|---:|"]
+    lines = ["| papers | layouts | epochs | themes | homogeneity | NMI | ARI, two seeds | clustering s |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for n in sorted({r["n"] for r in rows}):
-        for layouts in [int(k) for k in args.layouts.split(",")]:
-            part = [r for r in rows if r["n"] == n and r["layouts"] == layouts]
+        for layouts, epochs in sorted({(r["layouts"], r["epochs"]) for r in rows}, reverse=True):
+            part = [r for r in rows if r["n"] == n and r["layouts"] == layouts and r["epochs"] == epochs]
             med = lambda k: statistics.median(r[k] for r in part)  # noqa: E731
-            lines.append(f"| {n:,} | {layouts or 'none'} | {med('themes'):.0f} | {med('homogeneity'):.3f} | "
+            lines.append(f"| {n:,} | {layouts or 'none'} | {epochs or 'UMAP'} | {med('themes'):.0f} | {med('homogeneity'):.3f} | "
                          f"{med('nmi'):.3f} | {med('ari_seeds'):.3f} | {med('seconds'):.2f} |")
     (RESULTS / "small.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

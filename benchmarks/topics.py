@@ -144,7 +144,9 @@ def med(values: list[float], digits: int = 2) -> float:
     return round(statistics.median(values), digits)
 
 
-def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa: ANN001
+def phase_quality(papers, work: Path, sample: int, repeat: int, precision: str = "auto") -> dict:  # noqa: ANN001
+    """``precision``: our encoder's (``[topics] precision``); "float32" on a CPU with native bfloat16
+    times it as on one without (BERTopic's sentence-transformers encoder is float32 either way)."""
     import numpy as np
     import pandas as pd
 
@@ -152,8 +154,9 @@ def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa
 
     subset = papers.sample(sample, random_state=0).reset_index(drop=True)
     root = project_with(subset, work / "quality")
+    (root / "pyproject.toml").write_text(f'[tool.pipeline.topics]\nprecision = "{precision}"\n')
     base_walls, base_scores, base_topics = [], [], []
-    ours_walls, ours_rss, tables = [], [], []
+    ours_walls, ours_rss, tables, timings = [], [], [], []
     for i in range(repeat):  # alternating: BERTopic, then ours, and again
         wall, rss, score = run_child(BASELINE, str(root / "data/processed/papers.parquet"), str(work / f"base{i}.npy"))
         base_walls.append(wall)
@@ -165,6 +168,7 @@ def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa
         wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
         ours_walls.append(wall)
         ours_rss.append(rss)
+        timings.append(json.loads((root / "data/runs/topics.json").read_text())["timings_s"])
         tables.append(pd.read_parquet(root / "data/processed/doc_topics.parquet"))
     rerun, _, _ = run_child(CLI, "--root", str(root), "-q", "topics")
     _, _, ours = run_child(SCORE, str(root), "1")
@@ -175,9 +179,11 @@ def phase_quality(papers, work: Path, sample: int, repeat: int) -> dict:  # noqa
     baseline["stability_ari_two_runs"] = round(agreement(base_topics[0], base_topics[-1])[1], 3) if repeat > 1 else None
     return {
         "papers": sample,
+        "precision": precision,
         "bertopic_default": {**baseline, "wall_s_median": med(base_walls), "wall_s_all": [round(w, 1) for w in base_walls]},
         "paper_trends": {**{k: ours[k] for k in keys}, "stability_ari_two_seeds": ours["stability_ari_two_seeds"],
                          "cold_wall_s_median": med(ours_walls), "cold_wall_s_all": [round(w, 1) for w in ours_walls],
+                         "stage_timings_s": timings,
                          "peak_rss_mib": round(max(ours_rss)), "rerun_nothing_new_s": round(rerun, 2),
                          "same_seed_identical": all(t.equals(tables[0]) for t in tables[1:])},
         "ratios": {
@@ -301,6 +307,8 @@ def main() -> None:
     parser.add_argument("--phases", default="quality,small,tokens,incremental,scale")
     parser.add_argument("--sample", type=int, default=4000)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--precision", default="auto", choices=("auto", "float32", "bfloat16"),
+                        help="quality: our encoder's precision (float32 times a CPU without native bfloat16)")
     parser.add_argument("--runs", type=int, default=6,
                         help="spread: BERTopic fits, and our seeds (rounded up to an even number)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt-bench-topics",
@@ -315,7 +323,7 @@ def main() -> None:
     for phase in opts.phases.split(","):
         start = time.perf_counter()
         if phase == "quality":
-            results[phase] = phase_quality(papers, opts.work, opts.sample, opts.repeat)
+            results[phase] = phase_quality(papers, opts.work, opts.sample, opts.repeat, opts.precision)
         elif phase == "small":
             results[phase] = phase_small(opts.work, max(opts.repeat, 3))
         elif phase == "tokens":
