@@ -136,6 +136,22 @@ def theme_by_category(papers: pd.DataFrame, *, primary_only: bool) -> pd.DataFra
 
 
 CARRIED_SHARE, CARRIED_PAPERS = 0.3, 5  # one author on this share of a theme's papers, and on this many
+VOICE_SHARE, VOICE_PAPERS = 0.5, 3  # a rise is one voice: one author on this share of its papers, and on this many
+
+
+def one_voice(papers: pd.DataFrame, share: float, least: int) -> tuple[str, int, int] | None:
+    """The author on at least ``share`` of ``papers`` and on at least ``least`` of them (the most
+    frequent; ties in name order), as (author, their papers, all papers); None where there is none,
+    or no authors."""
+    from collections import Counter
+
+    if Papers.authors not in papers.columns or papers.empty:
+        return None
+    counts = Counter(a for names in papers[Papers.authors] if names is not None for a in set(names))
+    if not counts:
+        return None
+    author, n = min(counts.items(), key=lambda item: (-item[1], item[0]))
+    return (str(author), int(n), len(papers)) if n >= least and n >= share * len(papers) else None
 
 
 def carried_by(papers: pd.DataFrame) -> dict[int, tuple[str, int, int]]:
@@ -143,16 +159,8 @@ def carried_by(papers: pd.DataFrame) -> dict[int, tuple[str, int, int]]:
     papers, and on at least ``CARRIED_PAPERS`` (a series of essays, a project's reports). A reader
     should know such a theme is one voice, whatever its label says. theme -> (author, their papers
     in it, the theme's papers); {} without authors."""
-    from collections import Counter
-
     if Papers.authors not in papers.columns:
         return {}
-    out = {}
     placed = papers[papers["topic"] >= 0]
-    for t, group in placed.groupby("topic"):
-        counts = Counter(a for names in group[Papers.authors] if names is not None for a in set(names))
-        if counts:
-            author, n = min(counts.items(), key=lambda item: (-item[1], item[0]))
-            if n >= CARRIED_PAPERS and n >= CARRIED_SHARE * len(group):
-                out[int(t)] = (str(author), int(n), len(group))
-    return out
+    found = {int(t): one_voice(group, CARRIED_SHARE, CARRIED_PAPERS) for t, group in placed.groupby("topic")}
+    return {t: v for t, v in found.items() if v is not None}

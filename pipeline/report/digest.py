@@ -32,6 +32,10 @@ def opening(r: WeeklyReport) -> list[str]:
             if len(rows):
                 parts.append(f"{h.phrase}: " + names([r.move_text(row) for row in rows.itertuples()], 4))
         out.append("Moved " + "; ".join(parts) + ".")
+        voices = r.voices
+        if voices:
+            out.append("Mostly one author's papers: " + names([f"{r.name(*key)} ({author} on {n} of its {m})"
+                                                               for key, (author, n, m) in voices.items()], 4) + ".")
     elif r.would_take:
         out.append(f"No {r.tested_text} moved beyond what chance explains at any horizon: "
                    + "; ".join(r.would_take) + ".")
@@ -84,6 +88,8 @@ def to_markdown(r: WeeklyReport) -> str:
         for row in r.moved.head(MOST_MOVERS).itertuples():
             lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {row.k} papers, "
                          f"{row.expected:.1f} expected (q = {row.q_value:.2g})")
+            if (voice := r.voices.get((row.level, row.unit))) is not None:
+                lines.append(f"  - mostly one author's papers: {esc(voice[0])} is an author of {voice[1]} of its {voice[2]}")
             lines += md_paper_links(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
         rest = r.moved.iloc[MOST_MOVERS:]
         if len(rest):

@@ -18,8 +18,11 @@ from pipeline.report.data import (
     areas_of,
     at_level,
     births,
+    VOICE_PAPERS,
+    VOICE_SHARE,
     monday_of,
     category_counts,
+    one_voice,
     uncategorised,
     theme_by_category,
     weekly_topic_counts,
@@ -31,7 +34,7 @@ from pipeline.schemas import Papers, TopicInfo
 
 # the paper columns the weekly report reads (load_corpus(cfg, COLUMNS)): no abstracts
 COLUMNS = [Papers.paper_id, Papers.title, Papers.url, Papers.categories, Papers.primary_category, Papers.published,
-           Papers.week, Papers.week_start]
+           Papers.week, Papers.week_start, Papers.authors]  # authors: whether a rise is one voice
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
 HISTORY = 26  # weeks before this one that the longest horizon reads (13 against 13)
 PHRASES = {h.name: h.phrase for h in horizons()}
@@ -74,6 +77,20 @@ class WeeklyReport:
             return self.movers
         quiet = set(zip(self.quiet["level"], self.quiet["unit"]))
         return self.movers[[(lv, u) not in quiet for lv, u in zip(self.movers["level"], self.movers["unit"])]]
+
+    @property
+    def voices(self) -> dict[tuple[str, object], tuple[str, int, int]]:
+        """The rises that are one voice: (level, unit) -> (author, their papers, the papers of the
+        period to read), where one author is on at least ``VOICE_SHARE`` of a rising unit's papers of
+        its horizon, and on ``VOICE_PAPERS`` or more: a batch of one group's papers, not
+        necessarily the field moving."""
+        out = {}
+        for row in self.moved.itertuples():
+            rows = self.reading.get((row.level, row.unit))
+            if row.direction == "up" and rows is not None:
+                if (found := one_voice(rows, VOICE_SHARE, VOICE_PAPERS)) is not None:
+                    out[(row.level, row.unit)] = found
+        return out
 
     @property
     def tested_text(self) -> str:

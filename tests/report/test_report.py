@@ -449,6 +449,34 @@ def test_a_theme_one_author_carries_is_shown_as_such():
     assert carried_by(few) == {}  # 4 papers: under CARRIED_PAPERS
 
 
+def test_a_rise_that_is_mostly_one_authors_papers_is_said_to_be_one_voice(themed):
+    from pipeline.report.digest import opening, to_markdown
+    from pipeline.report.render import render
+    from pipeline.report.weekly import MOST_MOVERS, PHRASES, READ, build_week
+
+    corpus = report.load_corpus(themed)
+    built = build_week(corpus, data.monday_of("2026-W24"))
+    topic, other = (int(t) for t in built.trend["topic"].iloc[:2])
+    row = {"level": "theme", "horizon": "month", "k": 6, "n": 40, "k0": 3, "n0": 120, "expected": 1.5, "ratio": 4.0,
+           "estimate": 2.5, "low": 1.4, "high": 4.1, "p_value": 1e-4, "q_value": 1e-3, "direction": "up", "mover": True}
+    built.movers = pd.DataFrame([{**row, "unit": topic}, {**row, "unit": other}])
+    built.quiet = built.movers.iloc[:0]
+    papers = corpus.papers.head(6).assign(week="2026-W24", url="")
+    batch = [["Ana Batch", "X"], ["Ana Batch"], ["Ana Batch", "Y"], ["Z"], ["Ana Batch"], ["W"]]  # 4 of 6
+    built.reading = {("theme", topic): papers.assign(authors=batch),
+                     ("theme", other): papers.assign(authors=[[f"Author {i}"] for i in range(6)])}
+    label = built.labels[topic]
+    assert built.voices == {("theme", topic): ("Ana Batch", 4, 6)}
+    assert f"Mostly one author's papers: {label} (Ana Batch on 4 of its 6)." in opening(built)
+    assert "  - mostly one author's papers: Ana Batch is an author of 4 of its 6" in to_markdown(built)
+    html = render("weekly.html.j2", r=built, figures={}, color=lambda t: "#000", opening=[], phrases=PHRASES,
+                  read=READ, most_movers=MOST_MOVERS, papers_of=lambda t: papers.iloc[:0],
+                  unassigned=papers.iloc[:0], generated="now")
+    assert html.count("Mostly one author's papers: Ana Batch is an author of 4 of its 6 papers of the period") == 1
+    built.movers = built.movers.assign(direction="down")  # a fall is not a batch of anyone's papers
+    assert built.voices == {}
+
+
 def test_the_survey_says_which_theme_is_mostly_one_authors():
     from pipeline.report.survey import Survey, to_markdown
 
