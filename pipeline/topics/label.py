@@ -36,7 +36,8 @@ from pipeline.topics.candidates import (
     unclaimed,
     verdicts,
 )
-from pipeline.topics.words import TOKEN_RE, Corpus, Embed, parts_of, singular, support, word_of
+from pipeline.topics.words import (TOKEN_RE, Corpus, Embed, content_words, definitions, parts_of, singular, support,
+                                   word_of)
 
 DESCRIPTION_PHRASES = 4
 
@@ -111,7 +112,8 @@ def _named(group: Group, candidates: list[Candidate], promoted: list[Candidate],
     said = written.words | label_words  # the label's words as chosen and as written
     line = rnd.corpus.remembered(
         ("description", group.key, chosen.phrase, written.phrase, written.label),
-        lambda: description(candidates, chosen, group.sample, written.label, rnd.same, said, stop))
+        lambda: spelled(description(candidates, chosen, group.sample, written.label, rnd.same, said, stop),
+                        written.label, rnd.corpus, group.sample))
     return Named(capitalised(written.label), line, support(label_words, group.docs), faithful)
 
 
@@ -354,6 +356,35 @@ def description(candidates: list[Candidate], label: Candidate | None, sample: Se
         says.append(mine | expand(parts_of(mine)))
         shown.append(form)
     return " · ".join(shown)
+
+
+KNOWN_SHARE = 0.05  # an acronym written by at least this share of all the papers is the field's own word
+
+
+def spelled(line: str, label: str, corpus: Corpus, sample: Sequence[str]) -> str:
+    """The description ``line`` with the words that an acronym of the ``label`` stands for, as the
+    papers write them, second ("MLLM inference · multimodal large language models · ..."), where
+    the papers define the acronym and fewer than ``KNOWN_SHARE`` of all of them write it: a reader
+    of the field knows "LLM" or "GPU", not every acronym a few papers use. A listed phrase those
+    words say is dropped; a line that says them already is left as it is."""
+    index, stop = corpus.doc_index, corpus.stop
+    phrases = line.split(" · ")
+    for token in TOKEN_RE.findall(label):
+        acronym = token[:-1] if token not in index.aliases and token[:-1] in index.aliases else token
+        if acronym not in index.aliases:
+            continue
+        if len(index.having(frozenset({word_of(acronym)}), literal=True)) >= KNOWN_SHARE * len(corpus.texts):
+            continue
+        forms = Counter(p.lower() for text in sample for a, p in definitions(text) if a == acronym)
+        if not forms:
+            continue
+        spelt = written_case(forms.most_common(1)[0][0], sample)
+        says = content_words(spelt, stop)
+        if any(says <= content_words(p, stop) for p in phrases):
+            continue
+        rest = [p for p in phrases[1:] if not content_words(p, stop) <= says]
+        phrases = [phrases[0], spelt, *rest][:DESCRIPTION_PHRASES]
+    return " · ".join(phrases)
 
 
 def described(label: str, description: str) -> str:

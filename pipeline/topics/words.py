@@ -61,6 +61,28 @@ BEFORE = re.compile(r"(?:[A-Za-z][\w]*[\s-]+){1,8}$")  # the words right before 
 MIN_DEFINITIONS = 2  # texts that must define an acronym the same way before it counts as a word
 
 
+def definitions(text: str) -> list[tuple[str, str]]:
+    """The acronyms a text defines, each with the words it stands for as written, hyphens kept
+    ("Mixture-of-Experts (MoE)": ("MoE", "Mixture-of-Experts")): an acronym of two or more capitals
+    in brackets right after words whose initials, hyphenated parts included, spell it; every word
+    must be a word of the index ("k nearest neighbours (KNN)": "k" is not)."""
+    out = []
+    for m in DEFINED.finditer(text):
+        words = BEFORE.search(text, max(0, m.start() - 160), m.start())
+        if words is None:
+            continue
+        acronym, before = m.group(1), re.sub(r"[\s-]+$", "", words.group(0))  # "... line - - (X)"
+        parts = re.split(r"[\s-]+", before)
+        key = acronym.lower()
+        for k in range(min(len(key), len(parts)), 0, -1):  # the run of words ending at the bracket that spells it
+            if "".join(p[0] for p in parts[-k:]).lower() == key:
+                phrase = "".join(re.split(r"([\s-]+)", before)[-(2 * k - 1):])
+                if len(TOKEN_RE.findall(phrase)) == len(phrase.split()):
+                    out.append((acronym, phrase))
+                break
+    return out
+
+
 def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
     """The acronyms the texts define, as written, each with the word sets (``WordIndex``'s
     vocabulary) of the ways it is spelled out: {"MoE": [{"mixture-of-expert"}, {"mixture", "of",
@@ -73,23 +95,7 @@ def acronyms(texts: Sequence[str]) -> dict[str, list[frozenset[str]]]:
     both text-to-speech and test-time scaling counts as neither."""
     found: dict[str, Counter] = {}
     for text in texts:
-        defined = set()  # a text counts once for each way it spells an acronym out
-        for m in DEFINED.finditer(text):
-            words = BEFORE.search(text, max(0, m.start() - 160), m.start())
-            if words is None:
-                continue
-            acronym, before = m.group(1), re.sub(r"[\s-]+$", "", words.group(0))  # "... line - - (X)"
-            parts = re.split(r"[\s-]+", before)
-            key = acronym.lower()
-            for k in range(min(len(key), len(parts)), 0, -1):  # the run of words ending at the bracket that spells it
-                if "".join(p[0] for p in parts[-k:]).lower() == key:
-                    # those words as written, hyphens kept ("mixture-of-experts" is one word)
-                    phrase = "".join(re.split(r"([\s-]+)", before)[-(2 * k - 1):]).lower()
-                    # every word must be a word of the index ("k nearest neighbours": "k" is not)
-                    if len(TOKEN_RE.findall(phrase)) == len(phrase.split()):
-                        defined.add((acronym, phrase))
-                    break
-        for acronym, phrase in defined:
+        for acronym, phrase in {(a, p.lower()) for a, p in definitions(text)}:  # a text counts once for each
             found.setdefault(acronym, Counter())[phrase] += 1
     def meaning_of(phrase: str) -> str:  # the words, hyphens aside: "mixture-of-experts" = "mixture of experts"
         return " ".join(singular(t) for t in re.split(r"[\s-]+", phrase))

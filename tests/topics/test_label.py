@@ -490,3 +490,20 @@ def test_an_of_phrase_needs_a_word_that_is_not_a_stop_word_as_written():
     assert of_phrase("things", sample) == "perhaps of things"
     # "perhaps" is the stop word; its crude singular "perhap" is not
     assert of_phrase("things", sample, frozenset({"perhaps"})) is None
+
+
+def mllm_corpus(others: int) -> tuple[list[str], list[str], np.ndarray]:
+    mllm = [f"MLLM inference {i}. Serving multimodal large language models (MLLMs) with MLLM inference." for i in range(3)]
+    mllm += [f"MLLM inference {i}. We batch MLLM inference requests." for i in range(3, 10)]
+    fl = [f"Federated learning {i}. Clients train with federated learning." for i in range(others)]
+    texts = mllm + fl
+    return texts, [t.split(". ")[0] for t in texts], groups_of(10, others)
+
+
+def test_a_description_spells_out_an_acronym_of_the_label_few_papers_write():
+    texts, titles, groups = mllm_corpus(200)  # MLLM: 10 of 210 papers, under KNOWN_SHARE
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
+    assert named[0].label == "MLLM inference"
+    assert named[0].description.split(" · ")[:2] == ["MLLM inference", "multimodal large language models"]
+    known = name_groups(*mllm_corpus(20), [0, 1], np.eye(2), STOP)  # 10 of 30 papers write it: the field's word
+    assert "multimodal" not in known[0].description
