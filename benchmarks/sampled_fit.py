@@ -51,6 +51,9 @@ def main() -> None:
     args = parser.parse_args()
     cfg = config.load(args.project)
     papers = read_table(cfg.paths.papers, Papers)
+    if not 0 < args.sample < len(papers):
+        raise SystemExit(f"--sample {args.sample}: must be between 1 and the project's {len(papers):,} papers, "
+                         "so that some are held out")
     x = paper_inputs(papers, cfg.paths.embeddings, make_embedder(cfg.topics))
     if x.embedded:
         print(f"note: {x.embedded} papers were not in the cache and were embedded now", flush=True)

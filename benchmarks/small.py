@@ -76,7 +76,8 @@ def main() -> None:
         for sample in range(args.samples):
             pick = np.random.default_rng(1000 + sample).choice(len(papers), size=n, replace=False)
             x, cats = vectors[pick], categories[pick]
-            for layouts, epochs in [(int(k), int(e)) for k in args.layouts.split(",") for e in args.epochs.split(",")]:
+            settings = {(int(k), int(e) if int(k) else 0) for k in args.layouts.split(",") for e in args.epochs.split(",")}
+            for layouts, epochs in sorted(settings, reverse=True):  # epochs mean nothing without layouts
                 a, seconds = fit(x, cfg.topics, 42, layouts, epochs)
                 b, _ = fit(x, cfg.topics, 7, layouts, epochs)
                 info = information(a, cats)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pipeline.report.movement import horizons
-from pipeline.report.weekly import MOST_MOVERS, PHRASES, READ, WeeklyReport
+from pipeline.report.weekly import LEVEL_NOUN, MOST_MOVERS, PHRASES, READ, WeeklyReport
 
 
 def names(labels: list[str], most: int = 3) -> str:
@@ -34,8 +34,9 @@ def opening(r: WeeklyReport) -> list[str]:
         out.append("Moved " + "; ".join(parts) + ".")
         voices = r.voices
         if voices:
-            out.append("Mostly one author's papers: " + names([f"{r.name(*key)} ({author} on {n} of its {m})"
-                                                               for key, (author, n, m) in voices.items()], 4) + ".")
+            out.append("Mostly one author's papers: " + names(
+                [f"{r.name(*key)}{LEVEL_NOUN.get(key[0], '')} ({author} on {n} of its {m} papers)"
+                 for key, (author, n, m) in voices.items()], 4) + ".")
     elif r.would_take:
         out.append(f"No {r.tested_text} moved beyond what chance explains at any horizon: "
                    + "; ".join(r.would_take) + ".")
@@ -85,11 +86,13 @@ def to_markdown(r: WeeklyReport) -> str:
               else "_None of this week's papers lists an arXiv category._", ""]
     if len(r.moved):
         lines += ["## What moved", ""]
+        voices = r.voices
         for row in r.moved.head(MOST_MOVERS).itertuples():
             lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {row.k} papers, "
                          f"{row.expected:.1f} expected (q = {row.q_value:.2g})")
-            if (voice := r.voices.get((row.level, row.unit))) is not None:
-                lines.append(f"  - mostly one author's papers: {esc(voice[0])} is an author of {voice[1]} of its {voice[2]}")
+            if (voice := voices.get((row.level, row.unit))) is not None:
+                lines.append(f"  - mostly one author's papers: {esc(voice[0])} is an author of {voice[1]} of its "
+                             f"{voice[2]} papers of the period")
             lines += md_paper_links(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
         rest = r.moved.iloc[MOST_MOVERS:]
         if len(rest):

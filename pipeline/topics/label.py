@@ -37,7 +37,7 @@ from pipeline.topics.candidates import (
     verdicts,
 )
 from pipeline.topics.words import (TOKEN_RE, Corpus, Embed, content_words, definitions, parts_of, singular, support,
-                                   word_of)
+                                   word_of, written_case)
 
 DESCRIPTION_PHRASES = 4
 
@@ -159,35 +159,7 @@ def _written_by(phrase: str, group: Group, corpus: Corpus) -> float:
                              lambda: written_share(phrase.lower(), group.rows, corpus))
 
 
-# --- how papers write a phrase ---------------------------------------------------------------------
-def _pattern(phrase: str) -> str:
-    return r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b"
-
-
-def surface_form(phrase: str, texts: Sequence[str]) -> str:
-    """The phrase as most papers write it ("MoE serving", not "moe serving")."""
-    pattern = re.compile(_pattern(phrase), re.IGNORECASE)
-    forms = Counter(" ".join(m.group(0).split()) for text in texts for m in pattern.finditer(text))
-    return forms.most_common(1)[0][0] if forms else phrase
-
-
-def written_case(phrase: str, texts: Sequence[str]) -> str:
-    """A phrase as most papers write it, a Capitalised word lowered unless the papers mostly
-    capitalise it ("federated learning", "Gaussian splatting"); acronyms and mixed case stay as
-    written (MoE, KV, LiDAR, vLLM). Titles in Title Case do not make a word a name."""
-    form = surface_form(phrase, texts)
-    joined = " ".join(texts)
-
-    def word_case(word: str) -> str:
-        if not (word[:1].isupper() and word[1:].islower()):
-            return word
-        lower = len(re.findall(r"\b" + re.escape(word.lower()) + r"\b", joined))
-        upper = len(re.findall(r"\b" + re.escape(word) + r"\b", joined))
-        return word if lower < 0.25 * upper else word.lower()  # a name: Gaussian, Byzantine, Kubernetes
-
-    return " ".join("-".join(word_case(part) for part in token.split("-")) for token in form.split(" "))
-
-
+# --- the acronym form ------------------------------------------------------------------------------
 ABBREVIATE = 1.25  # an acronym replaces its words in a label when this many times as many papers write it
 
 
@@ -364,27 +336,35 @@ KNOWN_SHARE = 0.05  # an acronym written by at least this share of all the paper
 def spelled(line: str, label: str, corpus: Corpus, sample: Sequence[str]) -> str:
     """The description ``line`` with the words that an acronym of the ``label`` stands for, as the
     papers write them, second ("MLLM inference · multimodal large language models · ..."), where
-    the papers define the acronym and fewer than ``KNOWN_SHARE`` of all of them write it: a reader
-    of the field knows "LLM" or "GPU", not every acronym a few papers use. A listed phrase those
-    words say is dropped; a line that says them already is left as it is."""
+    the papers define the acronym and fewer than ``KNOWN_SHARE`` of all of them write it, capitals
+    and all ("RAN", not "ran"): a reader of the field knows "LLM" or "GPU", not every acronym a few
+    papers use. An acronym in a hyphenated word counts ("MoE-based"). A listed phrase those words
+    say is dropped; a line that says them already is left as it is."""
     index, stop = corpus.doc_index, corpus.stop
-    phrases = line.split(" · ")
-    for token in TOKEN_RE.findall(label):
-        acronym = token[:-1] if token not in index.aliases and token[:-1] in index.aliases else token
-        if acronym not in index.aliases:
-            continue
-        if len(index.having(frozenset({word_of(acronym)}), literal=True)) >= KNOWN_SHARE * len(corpus.texts):
+    phrases = line.split(" · ") if line else []
+    for token in {part for t in TOKEN_RE.findall(label) for part in (t, *t.split("-"))}:
+        acronym = token[:-1] if token not in index.aliases and token.endswith("s") else token
+        if acronym not in index.aliases or len(index.written_as[acronym]) >= KNOWN_SHARE * len(corpus.texts):
             continue
         forms = Counter(p.lower() for text in sample for a, p in definitions(text) if a == acronym)
-        if not forms:
-            continue
-        spelt = written_case(forms.most_common(1)[0][0], sample)
-        says = content_words(spelt, stop)
-        if any(says <= content_words(p, stop) for p in phrases):
+        spelt = _mid_sentence_case(written_case(forms.most_common(1)[0][0], sample), sample) if forms else ""
+        says = content_words(spelt, stop) | content_words(spelt.replace("-", " "), stop)  # "mixture", "experts"
+        if not phrases or not spelt or any(content_words(spelt, stop) <= content_words(p, stop) for p in phrases):
             continue
         rest = [p for p in phrases[1:] if not content_words(p, stop) <= says]
         phrases = [phrases[0], spelt, *rest][:DESCRIPTION_PHRASES]
     return " · ".join(phrases)
+
+
+def _mid_sentence_case(phrase: str, sample: Sequence[str]) -> str:
+    """The phrase with its first word lowered where the papers capitalise it only at the start of a
+    sentence, as a definition often stands ("Unmanned aerial vehicles (UAVs) are ..."): kept where
+    they capitalise it mid-sentence too (a name: "Gaussian", "Internet")."""
+    first = phrase.split(" ")[0]
+    if not (first[:1].isupper() and first[1:].islower()):
+        return phrase
+    mid = re.findall(r"[a-z0-9,;:] (" + re.escape(first) + r")\b", "\n".join(sample), re.IGNORECASE)
+    return phrase if any(m[:1].isupper() for m in mid) else phrase[:1].lower() + phrase[1:]
 
 
 def described(label: str, description: str) -> str:

@@ -77,7 +77,7 @@ def definitions(text: str) -> list[tuple[str, str]]:
         for k in range(min(len(key), len(parts)), 0, -1):  # the run of words ending at the bracket that spells it
             if "".join(p[0] for p in parts[-k:]).lower() == key:
                 phrase = "".join(re.split(r"([\s-]+)", before)[-(2 * k - 1):])
-                if len(TOKEN_RE.findall(phrase)) == len(phrase.split()):
+                if len(TOKEN_RE.findall(phrase.lower())) == len(phrase.split()):
                     out.append((acronym, phrase))
                 break
     return out
@@ -179,6 +179,7 @@ class WordIndex:
         self._class_of: dict[str, list[int]] = {}  # word -> the classes a way of writing uses it in
         self.postings: dict[str, set[int]] = {}
         self._literal: dict[str, set[int]] = {}
+        self.written_as: dict[str, set[int]] = {}  # acronym -> the texts that write it, capitals and all
         for i, words in enumerate(self.sets):
             for w in words:
                 self.postings.setdefault(w, set()).add(i)
@@ -195,8 +196,8 @@ class WordIndex:
         found = []
         for acronym, forms in self.aliases.items():
             key = word_of(acronym)
-            rows = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
-            found.append((key, forms, rows.union(*(self.having(form) for form in forms))))
+            self.written_as[acronym] = as_written.get(acronym, set()) | as_written.get(acronym + "s", set())
+            found.append((key, forms, self.written_as[acronym].union(*(self.having(form) for form in forms))))
         # which texts write each word of an acronym's class as such (``having(..., literal=True)``)
         self._literal = {w: set(self.postings.get(w, ())) for key, forms, _ in found for w in {key}.union(*forms)}
         for key, forms, rows in found:
@@ -308,3 +309,32 @@ class Corpus:
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             self.vectors.update(zip(missing, vectors))
         return np.stack([self.vectors[t] for t in texts])
+
+
+# --- how papers write a phrase ---------------------------------------------------------------------
+def _pattern(phrase: str) -> str:
+    return r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b"
+
+
+def surface_form(phrase: str, texts: Sequence[str]) -> str:
+    """The phrase as most papers write it ("MoE serving", not "moe serving")."""
+    pattern = re.compile(_pattern(phrase), re.IGNORECASE)
+    forms = Counter(" ".join(m.group(0).split()) for text in texts for m in pattern.finditer(text))
+    return forms.most_common(1)[0][0] if forms else phrase
+
+
+def written_case(phrase: str, texts: Sequence[str]) -> str:
+    """A phrase as most papers write it, a Capitalised word lowered unless the papers mostly
+    capitalise it ("federated learning", "Gaussian splatting"); acronyms and mixed case stay as
+    written (MoE, KV, LiDAR, vLLM). Titles in Title Case do not make a word a name."""
+    form = surface_form(phrase, texts)
+    joined = " ".join(texts)
+
+    def word_case(word: str) -> str:
+        if not (word[:1].isupper() and word[1:].islower()):
+            return word
+        lower = len(re.findall(r"\b" + re.escape(word.lower()) + r"\b", joined))
+        upper = len(re.findall(r"\b" + re.escape(word) + r"\b", joined))
+        return word if lower < 0.25 * upper else word.lower()  # a name: Gaussian, Byzantine, Kubernetes
+
+    return " ".join("-".join(word_case(part) for part in token.split("-")) for token in form.split(" "))

@@ -467,14 +467,29 @@ def test_a_rise_that_is_mostly_one_authors_papers_is_said_to_be_one_voice(themed
                      ("theme", other): papers.assign(authors=[[f"Author {i}"] for i in range(6)])}
     label = built.labels[topic]
     assert built.voices == {("theme", topic): ("Ana Batch", 4, 6)}
-    assert f"Mostly one author's papers: {label} (Ana Batch on 4 of its 6)." in opening(built)
-    assert "  - mostly one author's papers: Ana Batch is an author of 4 of its 6" in to_markdown(built)
+    assert f"Mostly one author's papers: {label} (Ana Batch on 4 of its 6 papers)." in opening(built)
+    assert "  - mostly one author's papers: Ana Batch is an author of 4 of its 6 papers of the period" in to_markdown(built)
     html = render("weekly.html.j2", r=built, figures={}, color=lambda t: "#000", opening=[], phrases=PHRASES,
                   read=READ, most_movers=MOST_MOVERS, papers_of=lambda t: papers.iloc[:0],
                   unassigned=papers.iloc[:0], generated="now")
     assert html.count("Mostly one author's papers: Ana Batch is an author of 4 of its 6 papers of the period") == 1
     built.movers = built.movers.assign(direction="down")  # a fall is not a batch of anyone's papers
     assert built.voices == {}
+
+
+def test_one_voice_needs_half_of_the_papers_and_three_of_them():
+    from pipeline.report.data import VOICE_PAPERS, VOICE_SHARE, one_voice
+
+    def of(*authors):
+        return pd.DataFrame({"authors": list(authors)})
+
+    ana, other = ["Ana"], lambda i: [f"Other {i}"]
+    assert one_voice(of(ana, ana, ana, *map(other, range(3))), VOICE_SHARE, VOICE_PAPERS) == ("Ana", 3, 6)
+    assert one_voice(of(ana, ana, *map(other, range(2))), VOICE_SHARE, VOICE_PAPERS) is None  # half, but 2
+    assert one_voice(of(ana, ana, ana, *map(other, range(4))), VOICE_SHARE, VOICE_PAPERS) is None  # 3 of 7
+    assert one_voice(of(["Ana", "Ana"], ana, ana, None), VOICE_SHARE, VOICE_PAPERS) == ("Ana", 3, 4)  # once a paper
+    assert one_voice(of(), VOICE_SHARE, VOICE_PAPERS) is None
+    assert one_voice(pd.DataFrame({"title": ["x"] * 5}), VOICE_SHARE, VOICE_PAPERS) is None  # no authors column
 
 
 def test_the_survey_says_which_theme_is_mostly_one_authors():

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from pipeline.topics.candidates import extend
-from pipeline.topics.label import name_groups, surface_form, written_case
+from pipeline.topics.label import name_groups
 from pipeline.topics.metrics import label_measures
 from pipeline.topics.vocabulary import stop_words
-from pipeline.topics.words import WordIndex, content_words
+from pipeline.topics.words import WordIndex, content_words, surface_form, written_case
 
 STOP = frozenset(stop_words())
 
@@ -507,3 +507,25 @@ def test_a_description_spells_out_an_acronym_of_the_label_few_papers_write():
     assert named[0].description.split(" · ")[:2] == ["MLLM inference", "multimodal large language models"]
     known = name_groups(*mllm_corpus(20), [0, 1], np.eye(2), STOP)  # 10 of 30 papers write it: the field's word
     assert "multimodal" not in known[0].description
+
+
+def test_spelling_out_counts_the_acronym_as_written_and_reads_it_in_hyphens_and_plurals():
+    from pipeline.topics.label import spelled
+    from pipeline.topics.words import Corpus
+
+    fillers = [f"Study {i}. We ran experiments on mixture models." for i in range(60)]  # "ran" is no "RAN"
+    texts = ["Slicing. The radio access network (RAN) is sliced.", "RAN slicing. A radio access network (RAN) slice.",
+             "Unmanned aerial vehicles (UAVs) are drones. UAV-assisted relays help.",
+             "Relays. Unmanned aerial vehicles (UAVs) relay traffic for users.",
+             "MoE. Serving mixture-of-experts (MoE) models.", "MoE. A mixture-of-experts (MoE) layer.", *fillers]
+    corpus = Corpus(texts, [t.split(". ")[0] for t in texts], STOP)
+    assert spelled("RAN slicing · slices", "RAN slicing", corpus, texts[:2]) == "RAN slicing · radio access network · slices"
+    uav = texts[2:4]  # defined at the start of a sentence: "Unmanned" is no name
+    assert spelled("UAV-assisted relays · relays", "UAV-assisted relays", corpus, uav) == \
+        "UAV-assisted relays · unmanned aerial vehicles · relays"
+    assert spelled("UAVs · drones", "UAVs", corpus, uav) == "UAVs · unmanned aerial vehicles · drones"
+    assert spelled("MoE serving · mixture · experts · batching", "MoE serving", corpus, texts[4:6]) == \
+        "MoE serving · mixture-of-experts · batching"  # the parts of the hyphenated words are said
+    assert spelled("", "MoE serving", corpus, texts[4:6]) == ""
+    assert spelled("RAN slicing · radio access networks", "RAN slicing", corpus, texts[:2]) == \
+        "RAN slicing · radio access networks"  # said already
