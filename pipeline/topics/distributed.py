@@ -35,11 +35,12 @@ class ClusterError(RuntimeError):
 
 
 class Cluster:
-    """The Dask scheduler at ``address`` (``tcp://host:8786``), connected on first use; a context
-    manager that closes the connection."""
+    """The Dask scheduler at ``address`` (``tcp://host:8786``), connected on first use, waiting at
+    most ``timeout`` for it (Dask retries a refused connection until then); a context manager that
+    closes the connection."""
 
-    def __init__(self, address: str) -> None:
-        self.address = address
+    def __init__(self, address: str, timeout: str = "20s") -> None:
+        self.address, self.timeout = address, timeout
         self._client = None
 
     @property
@@ -50,7 +51,7 @@ class Cluster:
             except ImportError as error:
                 raise ClusterError("--cluster needs Dask: pip install 'paper-trends[cluster]'") from error
             try:
-                self._client = Client(self.address, timeout="20s")
+                self._client = Client(self.address, timeout=self.timeout)
             except (OSError, TimeoutError) as error:
                 raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {error}; "
                                    "is it running?") from error

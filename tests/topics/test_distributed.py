@@ -71,7 +71,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     from pipeline.topics.distributed import ClusterError
 
     with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
-        Cluster("tcp://127.0.0.1:9").client  # noqa: B018
+        Cluster("tcp://127.0.0.1:9", timeout="1s").client  # noqa: B018 (the default waits 20 s)
 
 
 def test_a_worker_with_another_model_refuses_to_embed(hash_embedder):
