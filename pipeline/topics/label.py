@@ -340,17 +340,22 @@ def spelled(line: str, label: str, corpus: Corpus, sample: Sequence[str]) -> str
     and all ("RAN", not "ran"): a reader of the field knows "LLM" or "GPU", not every acronym a few
     papers use. An acronym in a hyphenated word counts ("MoE-based"). A listed phrase those words
     say is dropped; a line that says them already is left as it is."""
+    if not line:
+        return line
     index, stop = corpus.doc_index, corpus.stop
-    phrases = line.split(" · ") if line else []
+    phrases = line.split(" · ")
     for token in {part for t in TOKEN_RE.findall(label) for part in (t, *t.split("-"))}:
         acronym = token[:-1] if token not in index.aliases and token.endswith("s") else token
         if acronym not in index.aliases or len(index.written_as[acronym]) >= KNOWN_SHARE * len(corpus.texts):
             continue
         forms = Counter(p.lower() for text in sample for a, p in definitions(text) if a == acronym)
-        spelt = _mid_sentence_case(written_case(forms.most_common(1)[0][0], sample), sample) if forms else ""
-        says = content_words(spelt, stop) | content_words(spelt.replace("-", " "), stop)  # "mixture", "experts"
-        if not phrases or not spelt or any(content_words(spelt, stop) <= content_words(p, stop) for p in phrases):
+        if not forms:
             continue
+        spelt = _mid_sentence_case(written_case(forms.most_common(1)[0][0], sample), sample)
+        whole = content_words(spelt, stop)
+        if any(whole <= content_words(p, stop) for p in phrases):
+            continue
+        says = whole | content_words(spelt.replace("-", " "), stop)  # "mixture-of-experts" says "experts"
         rest = [p for p in phrases[1:] if not content_words(p, stop) <= says]
         phrases = [phrases[0], spelt, *rest][:DESCRIPTION_PHRASES]
     return " · ".join(phrases)
