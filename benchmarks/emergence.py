@@ -287,7 +287,7 @@ def markdown(report: dict) -> str:
                  f"{', '.join(report['refit_weeks'])}: a theme past the size bound)" if report.get("refit_weeks") else "")
               + "; unassigned after each week (pool "
               f"included): max {max(w['unassigned'] for w in weeks):.1%}; {waiting}; update seconds: median "
-              f"{report['median_update_s']}", "", "| born | week | relation | size | field share | method share | label |",
+              f"{report['median_update_s']:.1f}", "", "| born | week | relation | size | field share | method share | label |",
               "|---|---|---|---|---|---|---|"]
     for b in weeks[-1]["births"]:
         lines.append(f"| {b['topic']} | {b['week']} | {b['relation']}{' (refit)' if b.get('mode') == 'refit' else ''}"

@@ -154,6 +154,16 @@ class Step:
     def current(self) -> bool:
         return all(p.exists() for p in self.outputs) and outputs_current(self.tables, self.fp, self.record, **self.expected)
 
+    def recover(self, kept: Path) -> None:
+        """Write the run record from ``kept``, the copy a stage keeps where it commits its outputs,
+        when a run was killed after that commit and before its record: the outputs carry the
+        fingerprint the copy names, and the record is not current. Else change nothing."""
+        if self.current() or not kept.exists():
+            return
+        record = io.read_json(kept)
+        if record.get("fingerprint") == self.fp and outputs_current(self.tables, self.fp):
+            io.write_json(record, self.record)
+
     def skipped(self, force: bool) -> StageResult | None:
         """The result of a skipped run when the outputs are current and nothing forces a run, else None."""
         if force or not self.current():

@@ -30,20 +30,21 @@ Where things are: ``policy.py`` decides fit, update or refit; ``stage.py`` runs 
 everything (the model folder through ``store.py``, the tables through ``tables.py``); ``fitting.py``
 fits and refits; ``incremental.py`` is the weekly update (births from ``emerge.py``); ``model.py``
 is the theme model (clustering in ``clustering.py``, placement in ``placement.py``); ``words.py``,
-``candidates.py`` and ``label.py`` name; ``areas.py`` builds the level above themes; ``align.py``
+``candidates.py`` and ``label.py`` name, and ``names.py`` names what a run left to be named;
+``areas.py`` builds the level above themes; ``align.py``
 matches themes across refits; ``state.py`` is what is kept between runs; ``embed.py`` the
 embeddings and their cache.
 """
 
 from __future__ import annotations
 
-from pipeline.topics.areas import add_areas
 from pipeline.topics.embed import make_embedder, paper_texts
 from pipeline.topics.fitting import fit
 from pipeline.topics.incremental import update
+from pipeline.topics.names import name_run
 from pipeline.topics.stage import run
 from pipeline.topics.state import Assignment, State, distinct_labels
 from pipeline.topics.tables import read_lineage
 
-__all__ = ["Assignment", "State", "add_areas", "distinct_labels", "fit", "make_embedder", "paper_texts",
+__all__ = ["Assignment", "State", "distinct_labels", "fit", "make_embedder", "name_run", "paper_texts",
            "read_lineage", "run", "update"]

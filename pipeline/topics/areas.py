@@ -17,10 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.config import TopicsConfig
+from pipeline.topics.names import AreasToName
 from pipeline.topics.state import State
-from pipeline.topics.words import Corpus as LabelCorpus
-from pipeline.topics.words import Embed
 
 
 def n_areas(n_themes: int) -> int:
@@ -159,15 +157,12 @@ def outline(tree) -> str:  # noqa: ANN001 - a TopicTree table
     return "\n".join(lines)
 
 
-def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: np.ndarray, embeddings: np.ndarray,
-              paper_ids: list[str], cfg: TopicsConfig, *, embed: Embed | None = None, previous: State | None = None,
-              previous_topics: dict[str, int] | None = None, corpus: LabelCorpus | None = None) -> None:
-    """Group the state's themes into areas (``build_tree``) and name them (``label.py``); on a refit an
-    area keeps the id, and the label, of the previous area it shares most papers with. ``corpus``:
-    the texts already prepared for naming by the theme model."""
-    from pipeline.topics.label import name_groups
+def cut(state: State, topics: np.ndarray, embeddings: np.ndarray, paper_ids: list[str], *,
+        previous: State | None = None, previous_topics: dict[str, int] | None = None) -> AreasToName:
+    """Group the state's themes into areas (``build_tree``), with stable ids: on a refit an area keeps
+    the id, and the label, of the previous area it shares most papers with. Sets the state's areas
+    and tree; the areas are named with the rest of the run (``names.name_run``)."""
     from pipeline.topics.placement import centroids_of
-    from pipeline.topics.vocabulary import stop_words
 
     ids = state.ids.tolist()
     sizes = {t: int((topics == t).sum()) for t in ids}
@@ -185,19 +180,9 @@ def add_areas(state: State, texts: list[str], titles: list[str] | None, topics: 
     tree = relabel(tree, stable)
     area_ids = sorted(set(tree.area_of.values()))
     paper_area = np.array([tree.area_of.get(int(t), -1) for t in topics])
-    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
-    named = name_groups(texts, titles, paper_area, area_ids, centroids_of(embeddings, paper_area, area_ids)
-                        if area_ids else np.zeros((0, embeddings.shape[1])), frozenset(stop_words(cfg.stop_words)),
-                        embed=embed, corpus=corpus)
+    centroids = (centroids_of(embeddings, paper_area, area_ids) if area_ids
+                 else np.zeros((0, embeddings.shape[1]), np.float32))
     kept = {a: previous.area_labels[a] for a in area_ids
             if previous is not None and a in previous.area_labels and a in old_members}
-    labels, used = {}, set(kept.values())
-    for a in area_ids:
-        label = kept.get(a) or named[a].label
-        if label in labels.values() or (a not in kept and label in used):
-            label = f"{label} ({a})"
-        labels[a] = label
-    state.area_of, state.area_labels = dict(tree.area_of), labels
-    state.area_descriptions = {a: named[a].description for a in area_ids}
-    names = {f"theme:{t}": state.labels[t] for t in ids} | {f"area:{a}": labels[a] for a in area_ids}
-    state.tree = [{**row, "label": names.get(row["node"])} for row in tree.rows]
+    state.area_of, state.tree = dict(tree.area_of), [dict(row) for row in tree.rows]
+    return AreasToName(np.arange(len(topics)), paper_area, area_ids, centroids, kept)

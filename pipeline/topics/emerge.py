@@ -42,8 +42,9 @@ group becomes a **new theme** when it is
   can cut the broader theme.
 
 A group that passes the density, distance and recency tests but is still too small is **forming**.
-A new theme takes the next free id, is named like any theme (``label.py``, against its neighbours), joins
-the area of its nearest theme, and its ``first_week`` is the week it was born. When most of its
+A new theme takes the next free id and joins the area of its nearest theme (``birth``), is named
+like any theme against its neighbours once the update is done (``names.py``), and its
+``first_week`` is the week it was born. When most of its
 papers' nearest theme is one theme, and it lies as close to that theme as neighbouring themes lie
 to each other (the median), the lineage records it as a ``split`` of that theme (a sub-area that
 grew apart); otherwise as ``new``. At its birth a theme takes the pool papers, and the papers
@@ -65,6 +66,8 @@ import logging
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from pipeline.topics.state import State
 
 log = logging.getLogger(__name__)
 
@@ -365,3 +368,28 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
             group.parent = nearest
         out.append(group)
     return out
+
+
+def newborn_candidates(topics: np.ndarray, placed_now: np.ndarray, newborn_ids: list[int]) -> np.ndarray:
+    """Rows that may join a theme born in this update: the pool's papers (-2) and the papers this
+    update placed a moment ago in an old theme (``placed_now``: no table has shown them placed).
+    Papers placed by earlier updates never move."""
+    in_old = (topics >= 0) & ~np.isin(topics, newborn_ids)
+    return np.flatnonzero((topics == -2) | (in_old & placed_now))
+
+
+def birth(state: State, group: Group, week: str) -> int:
+    """Add the pool ``group`` to ``state`` as a new theme (next free id) in the area of the theme it
+    lies nearest; returns its id (it is named with the rest of the run)."""
+    t = state.next_id
+    state.next_id += 1
+    state.ids = np.append(state.ids, t)
+    state.centroids = np.vstack([state.centroids, group.centroid[None, :]]).astype(np.float32)
+    state.born[t] = week
+    anchor = group.parent if group.parent is not None else group.nearest
+    if anchor in state.area_of:
+        area = state.area_of[anchor]
+        state.area_of[t] = area
+        state.tree.append({"node": f"theme:{t}", "parent": f"area:{area}", "level": "theme", "topic": t,
+                           "area": area, "size": len(group.rows), "distance": 0.0, "label": None})
+    return t

@@ -1,7 +1,7 @@
-"""Fit and refit: cluster every paper (``model.ThemeModel``), name the areas above the themes, and
-on a refit match the new themes to the old ones (``align.py``) so persisting themes keep their ids
-and labels; with ``refit_keeps_placed`` placed papers move only into new or split themes that lie
-apart from the rest of their theme."""
+"""Fit and refit: cluster every paper (``model.ThemeModel``), cut the areas above the themes (named
+with the rest of the run, ``names.py``), and on a refit match the new themes to the old ones
+(``align.py``) so persisting themes keep their ids and labels; with ``refit_keeps_placed`` placed
+papers move only into new or split themes that lie apart from the rest of their theme."""
 
 from __future__ import annotations
 
@@ -13,25 +13,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.label import described
-from pipeline.topics.state import Assignment, Change, State, unique_label, utc_now
+from pipeline.topics.state import Assignment, Change, State, described, unique_label, utc_now
 from pipeline.topics.words import Embed
 
 log = logging.getLogger(__name__)
 
-Place = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]  # papers, centroids, ids
+Nearest = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]  # papers, centroids, ids
 
 
 def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
         embedder: str, previous: State | None, previous_topics: dict[str, int], *,
-        titles: list[str] | None = None, embed: Embed | None = None, place: Place | None = None,
+        titles: list[str] | None = None, embed: Embed | None = None, nearest_themes: Nearest | None = None,
         week: str | None = "") -> Assignment:
     """Cluster everything; with a previous state, align to it (refit); ``week``: the newest week of
     the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the papers' model)
     checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
     ``fit_sample_size`` is fitted on a sample of that many papers (on a refit that keeps history,
     plus one paper of each theme the sample missed) and the rest are placed (``place_rest``, through
-    ``place``: ``placement.nearest`` or its cluster twin)."""
+    ``nearest_themes``: ``placement.nearest`` or its cluster twin)."""
     if cfg.fit_sample_size and len(texts) > cfg.fit_sample_size:
         rng = np.random.default_rng(cfg.seed)
         sample = sample_rows(paper_ids, cfg.fit_sample_size, cfg.seed)
@@ -47,7 +46,7 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], whole, embedder,
                      previous, previous_topics, titles=[titles[i] for i in sample] if titles is not None else None,
                      embed=embed, week=week)
-        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {}, place=place)
+        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {}, nearest_themes=nearest_themes)
     from pipeline.topics.align import Themes, align
     from pipeline.topics.model import ThemeModel
     from pipeline.topics.placement import centroids_of
@@ -114,12 +113,12 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         for t in state.ids.tolist():
             rows = set(np.flatnonzero(topics == t).tolist())
             state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
-    from pipeline.topics.areas import add_areas
+    from pipeline.topics.areas import cut
 
-    add_areas(state, texts, titles, topics, embeddings, paper_ids, cfg, embed=embed,
-              previous=previous, previous_topics=previous_topics, corpus=names)
+    areas = dataclasses.replace(cut(state, topics, embeddings, paper_ids, previous=previous,
+                                    previous_topics=previous_topics), corpus=names)
     return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
-                      receiving=receiving, revived=revived)
+                      receiving=receiving, revived=revived, to_name=[areas])
 
 
 def sample_rows(paper_ids: list[str], size: int, seed: int) -> np.ndarray:
@@ -136,7 +135,7 @@ def sample_rows(paper_ids: list[str], size: int, seed: int) -> np.ndarray:
 
 
 def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],
-               cfg: TopicsConfig, previous_topics: dict[str, int], *, place: Place | None = None) -> Assignment:
+               cfg: TopicsConfig, previous_topics: dict[str, int], *, nearest_themes: Nearest | None = None) -> Assignment:
     """Extend a fit of the papers at rows ``sample`` to every paper: each other paper joins its
     nearest theme (cosine to the centroid) if at least ``min_similarity`` similar, then the most
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
@@ -167,7 +166,7 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
             for j, t in enumerate(state.ids.tolist()):
                 if t in fitted.revived and (topics == t).any():
                     state.centroids[j] = _unit(embeddings[topics == t].mean(axis=0, keepdims=True))[0]
-    near, best = (place or nearest)(embeddings, state.centroids, state.ids)  # each paper's nearest theme, once
+    near, best = (nearest_themes or nearest)(embeddings, state.centroids, state.ids)  # each paper's nearest theme, once
     if keep is not None and fitted.receiving:
         rows, allowed = np.flatnonzero(keep), fitted.receiving
         move = np.array([t in allowed and (allowed[t] is None or old in allowed[t])
@@ -180,17 +179,19 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
                           state.ids, size_bound(len(embeddings), cfg.max_theme_share))
     if (bounded != topics).any():
         topics, similarity = bounded, similarity_to_own(embeddings, bounded, state.ids, state.centroids, best)
-    return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic)
+    # the areas were cut, and are named, on the sample's papers
+    to_name = [dataclasses.replace(job, rows=sample[job.rows]) for job in fitted.to_name]
+    return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic, to_name=to_name)
 
 
 def _join_nearest(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,
-                  candidates: np.ndarray, place: Place) -> tuple[np.ndarray, np.ndarray]:
+                  candidates: np.ndarray, nearest_themes: Nearest) -> tuple[np.ndarray, np.ndarray]:
     """``candidates`` that are unassigned join their nearest theme of ``state`` under the outlier
     rules (``placement.reassign_outliers``); returns the assignment and each paper's similarity to
     its theme (to the nearest one where it stays unassigned)."""
     from pipeline.topics.placement import reassign_outliers, similarity_to_own
 
-    near, best = place(embeddings, state.centroids, state.ids)
+    near, best = nearest_themes(embeddings, state.centroids, state.ids)
     topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
     return topics, similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
 

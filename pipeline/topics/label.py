@@ -370,12 +370,3 @@ def _mid_sentence_case(phrase: str, sample: Sequence[str]) -> str:
         return phrase
     mid = re.findall(r"[a-z0-9,;:] (" + re.escape(first) + r")\b", "\n".join(sample), re.IGNORECASE)
     return phrase if any(m[:1].isupper() for m in mid) else phrase[:1].lower() + phrase[1:]
-
-
-def described(label: str, description: str) -> str:
-    """A description that starts with ``label`` (a refit may keep an old label over the new one)."""
-    phrases = description.split(" · ")
-    if phrases and phrases[0].lower() == label.lower():
-        return description
-    rest = [p for p in phrases[1:] if p.lower() != label.lower()]
-    return " · ".join([label[:1].lower() + label[1:] if label[1:2].islower() else label, *rest])

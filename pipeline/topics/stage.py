@@ -1,6 +1,7 @@
-"""The topics stage's wiring: read the papers and their vectors, ask ``policy.decide`` whether to
-fit, update or refit, run that one path, and write the tables, the model folder (the commit point,
-``store.py``) and the run record (last, so a run killed part-way is never taken for a finished one)."""
+"""The topics stage's wiring: open the model folder (``store.py``), read the papers and their
+vectors, ask ``policy.decide`` whether to fit, update or refit, run that one path, name what it left
+to be named (``names.name_run``), and write the tables, the model folder (the commit point) and the
+run record (last, so a run killed part-way is never taken for a finished one)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ import logging
 import time
 
 from pipeline.config import Config, as_dict
-from pipeline.io import TableError, read_table, restore_folder
+from pipeline.io import TableError, read_table
 from pipeline.schemas import Papers
 from pipeline.stage import StageResult, Step, code_version, fingerprint
 from pipeline.topics import embed, store, tables
-from pipeline.topics.areas import add_areas
+from pipeline.topics.areas import cut
 from pipeline.topics.fitting import fit
 from pipeline.topics.incremental import update
+from pipeline.topics.names import name_run
 from pipeline.topics.policy import decide
-from pipeline.topics.state import State, distinct_labels
 
 log = logging.getLogger(__name__)
 
@@ -31,28 +32,27 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
     settings = cfg.topics
     if not paths.papers.exists():
         raise TableError(f"{paths.display(paths.papers)}: not found; run the stage that writes it first (clean)")
+    outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
+    opened = store.open_folder(folder, outputs, paths.doc_topics, paths.topic_lineage)
+    held = opened.state
     embedder = embedder or embed.make_embedder(settings)
     with contextlib.ExitStack() as connected:
-        place = None
+        nearest_themes = None
         if settings.cluster:  # a Dask cluster's workers embed and place the papers
             from pipeline.topics.distributed import Cluster, ClusterEmbedder
 
             cluster = connected.enter_context(Cluster(settings.cluster))
-            embedder, place = ClusterEmbedder(embedder, cluster), cluster.nearest
+            embedder, nearest_themes = ClusterEmbedder(embedder, cluster), cluster.nearest
         # where it runs changes nothing: the cluster's workers and any device use the same model
         kept = {k: v for k, v in as_dict(settings).items() if k not in ("cluster", "device")}
         fp = fingerprint(code_version("pipeline.topics", "pipeline.schemas"), {**kept, "embedder": embedder.identity},
                          [paths.papers])
-        outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
-        restore_folder(folder)  # a run killed in the middle of swapping the model folder in
-        store.sweep(folder, outputs)  # and what a killed run was still writing
-        held = State.load(folder)
         # the tables and the run record name the fit they came from (fp@fitted_at): a refit of the
         # same papers is never taken for the run before it
         if held is not None and not refit:
             step = Step("topics", f"{fp}@{held.fitted_at}", outputs, paths.run_record("topics"),
                         {"fitted_at": held.fitted_at})
-            store.finish(folder, step)  # a run killed right after committing its folder
+            step.recover(opened.record)  # a run killed right after committing its folder
             if (skipped := step.skipped(force)) is not None:  # nothing embedded or born this time
                 skipped.counts.update({k: 0 for k in ("embedded now", "born") if k in skipped.counts})
                 return skipped
@@ -67,22 +67,21 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
         plan = decide(held, settings, embedder=embedder.identity, newest=x.newest, refit=refit)
         if plan.automatic:
             log.info("topics: %s; refitting", plan.why)
-        previous = store.previous_assignment(folder, paths.doc_topics) if held is not None else {}
+        previous = opened.assignment
         if plan.mode == "update":
             if plan.count_from:
                 held.fitted_week = plan.count_from
-            result = update(x.embeddings, x.paper_ids, settings, held, previous, weeks=x.weeks, texts=x.texts,
-                            titles=x.titles, embed=x.encode)
+            result = update(x.embeddings, x.paper_ids, settings, held, previous, weeks=x.weeks)
             if not held.tree:  # themes fitted before areas existed
-                add_areas(held, x.texts, x.titles, result.topics, x.embeddings, x.paper_ids, settings, embed=x.encode)
+                result.to_name.append(cut(held, result.topics, x.embeddings, x.paper_ids))
         else:
             result = fit(x.texts, x.embeddings, x.paper_ids, settings, embedder.identity, held, previous,
-                         titles=x.titles, embed=x.encode, place=place, week=x.newest)
+                         titles=x.titles, embed=x.encode, nearest_themes=nearest_themes, week=x.newest)
+        name_run(result, x.texts, x.titles, settings, embed=x.encode)
         fit_s = time.perf_counter() - started - embed_s
 
-        distinct_labels(result.state)
         stamp = f"{fp}@{result.state.fitted_at}"
-        lineage = tables.lineage_table(store.previous_lineage(folder, paths.topic_lineage), result, x.newest)
+        lineage = tables.lineage_table(opened.lineage, result, x.newest)
         tables.write_tables(paths, papers, result, lineage, settings.n_keywords, settings.n_representatives, stamp)
         total_s = time.perf_counter() - started
         counts = {"papers": len(papers), "embedded now": x.embedded, "themes": len(result.state.ids),

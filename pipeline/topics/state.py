@@ -95,8 +95,9 @@ class Forming:
 
     rows: np.ndarray
     nearest: int  # the theme it lies nearest
-    label: str  # what its papers say most, against that theme's
+    label: str  # what its papers say most, against that theme's ("" until named, ``names.py``)
     week: str
+    key: int = 0  # which of the update's forming groups it is (the request to name it says)
 
 
 @dataclass
@@ -113,6 +114,9 @@ class Assignment:
     # themes whose papers may, None for any), and the previous themes it revived
     receiving: dict[int, set[int] | None] = field(default_factory=dict)
     revived: set[int] = field(default_factory=set)
+    # what the run left to be named, in order (``names.ThemeToName``, ``FormingToName``,
+    # ``AreasToName``): ``names.name_run`` names it and empties this
+    to_name: list = field(default_factory=list)
 
 
 def distinct_labels(state: State) -> None:
@@ -139,3 +143,13 @@ def unique_label(label: str, words: list[tuple[str, float]], used: set[str], top
 def utc_now() -> str:
     """Now, UTC, to the second, ISO 8601: the time a fit or an update is recorded under."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def described(label: str, description: str) -> str:
+    """A description that starts with ``label`` (a refit may keep an old label over the new one, and
+    a label may gain a keyword to stay unique)."""
+    phrases = description.split(" · ")
+    if phrases and phrases[0].lower() == label.lower():
+        return description
+    rest = [p for p in phrases[1:] if p.lower() != label.lower()]
+    return " · ".join([label[:1].lower() + label[1:] if label[1:2].islower() else label, *rest])

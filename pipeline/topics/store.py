@@ -5,21 +5,43 @@ run's record and the BERTopic model; and what the run record says about the soft
 The folder is the run's commit point. The tables are written before it and the run record after it,
 so whatever a kill leaves, the next run starts from the folder: before the swap, from the state the
 killed run started from (it computes the same again and writes the same tables); after it, from the
-finished run, whose record ``finish`` writes where the kill left none."""
+finished run, whose record the stage writes from the folder's copy where the kill left none
+(``Step.recover``)."""
 
 from __future__ import annotations
 
 import platform
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 
-from pipeline.io import atomic_folder, link_tree, read_json, read_table, write_frame, write_json
+from pipeline.io import atomic_folder, link_tree, read_table, restore_folder, write_frame, write_json
 from pipeline.schemas import DocTopics
-from pipeline.stage import Step, outputs_current
-from pipeline.topics.state import Assignment
+from pipeline.topics.state import Assignment, State
 from pipeline.topics.tables import read_lineage
+
+
+@dataclass(frozen=True)
+class Held:
+    """The model folder as a run finds it: the themes (None before the first fit), each paper's
+    theme as last fitted, the lineage so far, and the run record the folder keeps a copy of."""
+
+    state: State | None
+    assignment: dict[str, int]
+    lineage: pd.DataFrame
+    record: Path
+
+
+def open_folder(folder: Path, outputs: list[Path], doc_topics: Path, lineage_table: Path) -> Held:
+    """The model folder as the last finished run left it: a folder a killed run was swapping in is
+    put back (``restore_folder``) and what a killed run was still writing is removed (``sweep``)."""
+    restore_folder(folder)
+    sweep(folder, outputs)
+    assignment, lineage = previous_assignment(folder, doc_topics), previous_lineage(folder, lineage_table)
+    state = State.load(folder)
+    return Held(state, assignment if state is not None else {}, lineage, folder / "record.json")
 
 
 def previous_assignment(folder: Path, doc_topics: Path) -> dict[str, int]:
@@ -75,17 +97,6 @@ def sweep(folder: Path, tables: list[Path]) -> None:
     for table in tables:
         for path in table.parent.glob(f".{table.name}.*.tmp"):
             path.unlink(missing_ok=True)
-
-
-def finish(folder: Path, step: Step) -> None:
-    """Write the run record of a run killed after its model folder was swapped in (its tables, written
-    before, carry its fingerprint), from the copy the folder keeps; else change nothing."""
-    kept = folder / "record.json"
-    if step.current() or not kept.exists():
-        return
-    record = read_json(kept)
-    if record.get("fingerprint") == step.fp and outputs_current(step.tables, step.fp):
-        write_json(record, step.record)
 
 
 def versions() -> dict[str, str]:

@@ -9,12 +9,16 @@ import numpy as np
 import pytest
 
 from pipeline.config import TopicsConfig
-from pipeline.topics import State, emerge, update
+from pipeline.topics import State, emerge, name_run, update
 from tests.topics.test_emerge import DIM, SUBJECTS, around, unit
 
 
 @pytest.fixture
 def store():
+    return three_themes()
+
+
+def three_themes() -> dict:
     """Three fitted themes of 60 papers each (weeks W01-W04), their state and assignment."""
     rng = np.random.default_rng(0)
     centres = unit(rng.standard_normal((4, DIM)))  # the fourth is where a new field will appear
@@ -36,6 +40,14 @@ def store():
             "texts": texts, "weeks": weeks, "state": state}
 
 
+def updated(embeddings: np.ndarray, ids: list[str], cfg: TopicsConfig, state: State, previous: dict[str, int], *,
+            weeks: list[str], texts: list[str], rules: emerge.Rules | None = None):
+    """The weekly update, then what it left to be named named, as the stage runs them."""
+    result = update(embeddings, ids, cfg, state, previous, weeks=weeks, rules=rules)
+    name_run(result, texts, None, cfg)
+    return result
+
+
 def arrive(store: dict, vectors: np.ndarray, texts: list[str], week: str, cfg: TopicsConfig = TopicsConfig(),
            rules: emerge.Rules | None = None):
     embeddings = np.vstack([store["embeddings"], vectors]).astype(np.float32)
@@ -43,7 +55,7 @@ def arrive(store: dict, vectors: np.ndarray, texts: list[str], week: str, cfg: T
     weeks = store["weeks"] + [week] * len(vectors)
     ids = [f"p{i}" for i in range(len(embeddings))]
     previous = {p: int(t) for p, t in zip(ids, store["topics"])}
-    result = update(embeddings, ids, cfg, store["state"], previous, weeks=weeks, texts=texts, rules=rules)
+    result = updated(embeddings, ids, cfg, store["state"], previous, weeks=weeks, texts=texts, rules=rules)
     return result, embeddings, ids, texts, weeks
 
 
@@ -151,7 +163,7 @@ def test_the_pool_waits_for_the_window_then_its_papers_join_their_nearest_theme(
     late = around(store["rng"], store["state"].centroids[0], 3, spread=0.2)
     # no longer in the pool, they count as any unassigned paper: the cap makes them join a theme
     capped = dataclasses.replace(cfg, max_outlier_share=0.01)
-    later = update(np.vstack([embeddings, late]).astype(np.float32), [*ids, "x0", "x1", "x2"], capped, result.state,
+    later = updated(np.vstack([embeddings, late]).astype(np.float32), [*ids, "x0", "x1", "x2"], capped, result.state,
                    previous, weeks=[*weeks, *["2025-W10"] * 3], texts=[*all_texts, *["Graph partitioning."] * 3])
     assert (later.topics == -1).mean() <= 0.01 and later.lineage == []
 
@@ -177,7 +189,7 @@ def test_a_store_of_one_theme_can_still_see_one_born():
     embeddings = np.vstack([members, group]).astype(np.float32)
     texts = ["Graph partitioning for solvers."] * 60 + [f"Quantum annealing schedules {i}." for i in range(12)]
     ids = [f"p{i}" for i in range(72)]
-    result = update(embeddings, ids, TopicsConfig(), state, {p: 0 for p in ids[:60]},
+    result = updated(embeddings, ids, TopicsConfig(), state, {p: 0 for p in ids[:60]},
                     weeks=["2025-W01"] * 60 + ["2025-W05"] * 12, texts=texts)
     assert [row.relation for row in result.lineage] == ["new"] and (result.topics[60:] == 1).sum() >= 10
 
@@ -197,7 +209,7 @@ def born_then_later(store: dict, cfg: TopicsConfig, size: int, born_spread: floa
     if refit_week:
         first.state.fitted_week = refit_week
     later = around(store["rng"], store["centres"][3], 8, spread=later_spread)
-    second = update(np.vstack([embeddings, later]).astype(np.float32), [*ids, *[f"n{i}" for i in range(8)]], cfg,
+    second = updated(np.vstack([embeddings, later]).astype(np.float32), [*ids, *[f"n{i}" for i in range(8)]], cfg,
                     first.state, dict(zip(ids, first.topics.tolist())), weeks=[*weeks, *[later_week] * 8],
                     texts=[*all_texts, *[f"Quantum annealing on hardware {i}." for i in range(8)]], rules=rules)
     assert second.topics[: len(ids)].tolist() == first.topics.tolist()  # placed papers never move
@@ -276,7 +288,7 @@ def test_papers_placed_by_updates_since_the_fit_count_as_recent(store, fitted_we
 
 
 def test_which_papers_may_join_a_newborn_theme():
-    from pipeline.topics.incremental import newborn_candidates
+    from pipeline.topics.emerge import newborn_candidates
 
     topics = np.array([0, 0, -2, 5, 0, -1, 5])
     placed_now = np.array([False, True, False, True, False, False, False])  # 1: placed in theme 0 by this update
@@ -306,10 +318,10 @@ def test_the_update_offers_a_newborn_theme_its_pool_and_the_papers_it_placed_its
 
 
 def test_a_born_theme_is_named_with_the_label_support_floor(store, monkeypatch):
-    import pipeline.topics.label as label_module
+    import pipeline.topics.names as names_module
     from tests.helpers import keyword_spy
 
-    floors = keyword_spy(monkeypatch, label_module, "name_groups", "floor")
+    floors = keyword_spy(monkeypatch, names_module, "name_groups", "floor")
     group = around(store["rng"], store["centres"][3], 12, spread=0.25)
     texts = [f"Quantum annealing schedules, paper {i}. Quantum annealing schedules on hardware." for i in range(12)]
     result, *_ = arrive(store, group, texts, "2025-W05", TopicsConfig(min_label_support=0.3))

@@ -1,0 +1,181 @@
+"""Naming, once per run: what a fit, refit or update left to be named, named after every paper has
+found its theme (the stage calls ``name_run`` last, before the tables are written).
+
+A fit names its themes while it clusters them (``model.py``: a theme that cannot be named apart from
+its neighbours is merged into one), so what it leaves here is the areas above them. An update
+leaves, in the order it asked:
+
+- each theme born in it (``ThemeToName``), named against the papers of its 8 nearest themes as they
+  stood when it was born, with a label no other theme has;
+- each young theme (born within the detection window), named again from all its papers so far, so
+  the label it got from its first few papers follows what it became;
+- each group still forming (``FormingToName``), a tentative label against its nearest theme's papers;
+- the areas (``AreasToName``), where the themes were fitted before areas existed.
+
+Each request holds what things were when it was made, so naming later names the same. Every
+request is put to ``label.name_groups`` the same way (``_Ask``) and its answer applied to the state.
+The theme labels are then made unique (``state.distinct_labels``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.config import TopicsConfig
+from pipeline.topics.label import Named, name_groups
+from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
+from pipeline.topics.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
+from pipeline.topics.words import Corpus, Embed, content_words
+
+log = logging.getLogger(__name__)
+
+NEIGHBOURS = 8  # a theme an update names is named against the papers of this many nearest themes
+FORMING_CONTEXT = 400  # a forming group is named against at most this many papers of its nearest theme
+
+
+@dataclass(frozen=True)
+class ThemeToName:
+    """A theme an update asks to be named: born in it (``born``: its lineage row) or young. Its
+    papers are ``rows``; ``topics`` is every paper's theme, and ``ids`` and ``centroids`` the
+    themes, when it asked."""
+
+    theme: int
+    rows: np.ndarray
+    topics: np.ndarray
+    ids: np.ndarray
+    centroids: np.ndarray
+    born: Change | None = None
+
+
+@dataclass(frozen=True)
+class FormingToName:
+    """A group still forming (``Forming.key``), its papers ``rows``, the theme it lies nearest and
+    every paper's theme when it asked."""
+
+    key: int
+    rows: np.ndarray
+    nearest: int
+    topics: np.ndarray
+
+
+@dataclass(frozen=True)
+class AreasToName:
+    """Areas cut above the themes (``areas.cut``): the papers they were cut on (``rows``: all, or a
+    sampled fit's sample), each one's area (-1 none), the area ids and centroids, the labels kept
+    from the previous fit, and those papers already prepared for naming (the theme model's, or None)."""
+
+    rows: np.ndarray
+    area_of_paper: np.ndarray
+    ids: list[int]
+    centroids: np.ndarray
+    kept: dict[int, str]
+    corpus: Corpus | None = None
+
+
+ToName = ThemeToName | FormingToName | AreasToName
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One request as ``name_groups`` takes it: the papers (rows of the run's texts), each one's
+    group, the groups to name and their centroids, and how."""
+
+    rows: np.ndarray
+    groups: np.ndarray
+    ids: list[int]
+    centroids: np.ndarray
+    order: list[int] | None = None
+    taken: set[frozenset[str]] | None = None
+    floor: float = 0.0
+    faithful: bool = True  # judge faithfulness with the embedding model
+    corpus: Corpus | None = None
+
+
+def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | None, cfg: TopicsConfig, *,
+             embed: Embed | None = None) -> None:
+    """Name what ``result`` left to be named (``result.to_name``, in order), then make the theme
+    labels unique. ``texts`` and ``titles`` are the run's papers (titles default to the text before
+    the first ". "); ``embed``, the papers' model, judges whether a label lies nearest its own group."""
+    state = result.state
+    stop = frozenset(stop_words(cfg.stop_words))
+    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
+    tentative: dict[int, str] = {}
+    for job in result.to_name:
+        ask = _ask(job, state, stop, cfg)
+        named = name_groups([texts[i] for i in ask.rows], [titles[i] for i in ask.rows], ask.groups, ask.ids,
+                            ask.centroids, stop, embed=embed if ask.faithful else None, order=ask.order,
+                            taken=ask.taken, corpus=ask.corpus, floor=ask.floor)
+        if isinstance(job, ThemeToName):
+            _theme_named(job, named[job.theme], state, [texts[i] for i in ask.rows], ask.groups, cfg)
+        elif isinstance(job, FormingToName):
+            tentative[job.key] = named[0].label
+        else:
+            _areas_named(job, named, state)
+    if tentative:
+        result.forming = [dataclasses.replace(f, label=tentative[f.key]) for f in result.forming]
+        state.forming = [{**kept, "label": f.label} for kept, f in zip(state.forming, result.forming)]
+    result.to_name = []
+    distinct_labels(state)
+
+
+def _ask(job: ToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:
+    if isinstance(job, ThemeToName):
+        return _theme_ask(job, state, stop, cfg)
+    if isinstance(job, FormingToName):
+        # what the group's papers say most, against its nearest theme's papers (no embedding)
+        rows = np.concatenate([job.rows, np.flatnonzero(job.topics == job.nearest)[:FORMING_CONTEXT]])
+        return _Ask(rows, np.where(np.isin(rows, job.rows), 0, 1), [0, 1], np.zeros((2, 1)), order=[0],
+                    faithful=False)
+    return _Ask(job.rows, job.area_of_paper, job.ids, job.centroids, corpus=job.corpus)
+
+
+def _theme_ask(job: ThemeToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:
+    """Theme ``job.theme`` against the papers of its nearest themes, with a label no other theme has."""
+    ids = job.ids.tolist()
+    t = job.theme
+    order = np.argsort(-(job.centroids @ job.centroids[ids.index(t)]), kind="stable")
+    neighbours = [int(job.ids[j]) for j in order if int(job.ids[j]) != t][:NEIGHBOURS]
+    groups = np.where(np.isin(job.topics, neighbours), job.topics, -1)
+    groups[job.rows] = t
+    rows = np.flatnonzero(groups != -1)
+    taken = {content_words(label, stop) for u, label in state.labels.items() if u != t}
+    return _Ask(rows, groups[rows], [t, *neighbours], job.centroids[[ids.index(u) for u in [t, *neighbours]]],
+                order=[t], taken=taken, floor=cfg.min_label_support)
+
+
+def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str], groups: np.ndarray,
+                 cfg: TopicsConfig) -> None:
+    """Label, description, keywords and support of the theme, and its row of the tree."""
+    t = job.theme
+    words = ctfidf_words(texts, groups, cfg)
+    words = rerank_by_coverage({t: words.get(t, [])}, texts, groups, cfg)[t]
+    label = unique_label(named.label, words, {v for u, v in state.labels.items() if u != t}, t)
+    state.labels[t], state.words[t] = label, words
+    state.descriptions[t] = described(label, named.description)
+    state.support[t] = float(named.support)
+    for row in state.tree:
+        if row["node"] == f"theme:{t}":
+            row["label"] = label
+    if job.born is not None:
+        log.info("topics: new theme %d, %r, from %d pool papers%s", t, label, len(job.rows),
+                 f" (split of theme {job.born.from_topic})" if job.born.from_topic is not None else "")
+
+
+def _areas_named(job: AreasToName, named: dict[int, Named], state: State) -> None:
+    """The areas' labels (one kept from the previous fit first; a label two areas would share gains
+    the area's id), descriptions, and the labels in the tree."""
+    labels, used = {}, set(job.kept.values())
+    for a in job.ids:
+        label = job.kept.get(a) or named[a].label
+        if label in labels.values() or (a not in job.kept and label in used):
+            label = f"{label} ({a})"
+        labels[a] = label
+    state.area_labels = labels
+    state.area_descriptions = {a: named[a].description for a in job.ids}
+    names = {f"theme:{t}": state.labels[t] for t in state.ids.tolist()} | {f"area:{a}": labels[a] for a in job.ids}
+    state.tree = [{**row, "label": names.get(row["node"])} for row in state.tree]
