@@ -33,7 +33,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
     if not paths.papers.exists():
         raise TableError(f"{paths.display(paths.papers)}: not found; run the stage that writes it first (clean)")
     outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
-    opened = store.open_folder(folder, outputs, paths.doc_topics, paths.topic_lineage)
+    opened = store.open_folder(folder, outputs)
     held = opened.state
     embedder = embedder or embed.make_embedder(settings)
     with contextlib.ExitStack() as connected:
@@ -67,7 +67,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
         plan = decide(held, settings, embedder=embedder.identity, newest=x.newest, refit=refit)
         if plan.automatic:
             log.info("topics: %s; refitting", plan.why)
-        previous = opened.assignment
+        previous, past_lineage = store.history(folder, paths.doc_topics, paths.topic_lineage, held)
         if plan.mode == "update":
             if plan.count_from:
                 held.fitted_week = plan.count_from
@@ -81,7 +81,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
         fit_s = time.perf_counter() - started - embed_s
 
         stamp = f"{fp}@{result.state.fitted_at}"
-        lineage = tables.lineage_table(opened.lineage, result, x.newest)
+        lineage = tables.lineage_table(past_lineage, result, x.newest)
         tables.write_tables(paths, papers, result, lineage, settings.n_keywords, settings.n_representatives, stamp)
         total_s = time.perf_counter() - started
         counts = {"papers": len(papers), "embedded now": x.embedded, "themes": len(result.state.ids),

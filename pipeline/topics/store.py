@@ -25,23 +25,27 @@ from pipeline.topics.tables import read_lineage
 
 @dataclass(frozen=True)
 class Held:
-    """The model folder as a run finds it: the themes (None before the first fit), each paper's
-    theme as last fitted, the lineage so far, and the run record the folder keeps a copy of."""
+    """The model folder as a run finds it: the themes (None before the first fit) and the run record
+    the folder keeps a copy of."""
 
     state: State | None
-    assignment: dict[str, int]
-    lineage: pd.DataFrame
     record: Path
 
 
-def open_folder(folder: Path, outputs: list[Path], doc_topics: Path, lineage_table: Path) -> Held:
+def open_folder(folder: Path, outputs: list[Path]) -> Held:
     """The model folder as the last finished run left it: a folder a killed run was swapping in is
     put back (``restore_folder``) and what a killed run was still writing is removed (``sweep``)."""
     restore_folder(folder)
     sweep(folder, outputs)
-    assignment, lineage = previous_assignment(folder, doc_topics), previous_lineage(folder, lineage_table)
-    state = State.load(folder)
-    return Held(state, assignment if state is not None else {}, lineage, folder / "record.json")
+    return Held(State.load(folder), folder / "record.json")
+
+
+def history(folder: Path, doc_topics: Path, lineage_table: Path, held: State | None,
+            ) -> tuple[dict[str, int], pd.DataFrame]:
+    """What a run that goes on needs of the past (read after the stage knows it will not skip): each
+    paper's theme as last fitted ({} before the first fit) and the lineage so far."""
+    assignment = previous_assignment(folder, doc_topics) if held is not None else {}
+    return assignment, previous_lineage(folder, lineage_table)
 
 
 def previous_assignment(folder: Path, doc_topics: Path) -> dict[str, int]:
