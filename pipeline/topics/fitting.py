@@ -25,8 +25,9 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         embedder: str, previous: State | None, previous_topics: dict[str, int], *,
         titles: list[str] | None = None, embed: Embed | None = None, nearest_themes: Nearest | None = None,
         week: str | None = "") -> Assignment:
-    """Cluster everything; with a previous state, align to it (refit); ``week``: the newest week of
-    the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the papers' model)
+    """Cluster everything and name the themes; with a previous state, align to it (refit). The areas
+    are cut but not named: ``result.to_name`` asks for it (``names.name_run``). ``week``: the newest
+    week of the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the papers' model)
     checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
     ``fit_sample_size`` is fitted on a sample of that many papers (on a refit that keeps history,
     plus one paper of each theme the sample missed) and the rest are placed (``place_rest``, through

@@ -117,8 +117,8 @@ def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | N
         else:
             _areas_named(job, named, state)
     if tentative:
-        result.forming = [dataclasses.replace(f, label=tentative[f.key]) for f in result.forming]
-        state.forming = [{**kept, "label": f.label} for kept, f in zip(state.forming, result.forming)]
+        result.forming = [dataclasses.replace(f, label=tentative.get(f.key, f.label)) for f in result.forming]
+        state.forming = [{**kept, "label": f.label} for kept, f in zip(state.forming, result.forming, strict=True)]
     result.to_name = []
     distinct_labels(state)
 

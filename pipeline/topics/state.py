@@ -97,7 +97,7 @@ class Forming:
     nearest: int  # the theme it lies nearest
     label: str  # what its papers say most, against that theme's ("" until named, ``names.py``)
     week: str
-    key: int = 0  # which of the update's forming groups it is (the request to name it says)
+    key: int  # which of the update's forming groups it is (the request to name it says)
 
 
 @dataclass

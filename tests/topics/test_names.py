@@ -65,16 +65,19 @@ def test_a_theme_is_named_against_the_themes_there_were_when_it_asked(store, mon
     state.ids = np.append(state.ids, 9)
     state.centroids = np.vstack([state.centroids, state.centroids[3:4]]).astype(np.float32)
     state.labels[9] = alone.state.labels[3]
+    [job] = result.to_name
+    state.centroids[:4] = state.centroids[[1, 2, 3, 0]]  # and the state's centroids moved since
     seen = []
     real = names_module.name_groups
 
-    def spy(texts, titles, groups, ids, *args, **kwargs):  # noqa: ANN001, ANN202
-        seen.append(list(ids))
-        return real(texts, titles, groups, ids, *args, **kwargs)
+    def spy(texts, titles, groups, ids, centroids, *args, **kwargs):  # noqa: ANN001, ANN202
+        seen.append((list(ids), centroids))
+        return real(texts, titles, groups, ids, centroids, *args, **kwargs)
 
     monkeypatch.setattr(names_module, "name_groups", spy)
     name_run(result, store["texts"] + texts, None, TopicsConfig())
-    [ids] = seen
+    [(ids, centroids)] = seen
     assert ids[0] == 3 and sorted(ids) == [0, 1, 2, 3]
+    assert np.array_equal(centroids, job.centroids[ids])  # the themes' centroids when it asked
     # but its label is unique among the labels there are when it is named
     assert result.state.labels[3] != alone.state.labels[3]

@@ -168,14 +168,33 @@ def test_a_sampled_refit_keeps_the_areas_ids():
     from pipeline.topics.fitting import fit
     from tests.topics.test_model import corpus
 
+    import pipeline.topics.names as names_module
+    from pipeline.topics import name_run
+    from pipeline.topics.fitting import sample_rows
+
     docs, vectors, _ = corpus(per_theme=60)
     ids = [f"p{i}" for i in range(len(docs))]
     first = fit(docs, vectors, ids, TopicsConfig(), "test", None, {})
-    assert len(set(first.state.area_of.values())) >= 2
+    name_run(first, docs, None, TopicsConfig())
+    assert len(set(first.state.area_of.values())) >= 2 and all(first.state.area_labels.values())
     cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=90)  # half the papers
     again = fit(docs, vectors, ids, cfg, "test", first.state, dict(zip(ids, first.topics.tolist())))
+    named_on = []
+    real = names_module.name_groups
+
+    def spy(texts, *args, **kwargs):  # noqa: ANN001, ANN202
+        named_on.append(list(texts))
+        return real(texts, *args, **kwargs)
+
+    names_module.name_groups = spy
+    try:
+        name_run(again, docs, None, cfg)
+    finally:
+        names_module.name_groups = real
     assert again.state.area_of == first.state.area_of
     assert again.state.area_labels == first.state.area_labels
+    # the areas of a sampled fit are named on the sample's papers, as they were cut
+    assert named_on == [[docs[i] for i in sample_rows(ids, 90, cfg.seed)]]
 
 
 def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
