@@ -27,8 +27,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         week: str | None = "") -> Assignment:
     """Cluster everything and name the themes; with a previous state, align to it (refit). The areas
     are cut but not named: ``result.to_name`` asks for it (``names.name_run``). ``week``: the newest
-    week of the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the papers' model)
-    checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
+    week of the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the
+    papers' model) checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
     ``fit_sample_size`` is fitted on a sample of that many papers (on a refit that keeps history,
     plus one paper of each theme the sample missed) and the rest are placed (``place_rest``, through
     ``nearest_themes``: ``placement.nearest`` or its cluster twin)."""
@@ -47,7 +47,8 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], whole, embedder,
                      previous, previous_topics, titles=[titles[i] for i in sample] if titles is not None else None,
                      embed=embed, week=week)
-        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {}, nearest_themes=nearest_themes)
+        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {},
+                          nearest_themes=nearest_themes)
     from pipeline.topics.align import Themes, align
     from pipeline.topics.model import ThemeModel
     from pipeline.topics.placement import centroids_of
@@ -136,7 +137,8 @@ def sample_rows(paper_ids: list[str], size: int, seed: int) -> np.ndarray:
 
 
 def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],
-               cfg: TopicsConfig, previous_topics: dict[str, int], *, nearest_themes: Nearest | None = None) -> Assignment:
+               cfg: TopicsConfig, previous_topics: dict[str, int], *,
+               nearest_themes: Nearest | None = None) -> Assignment:
     """Extend a fit of the papers at rows ``sample`` to every paper: each other paper joins its
     nearest theme (cosine to the centroid) if at least ``min_similarity`` similar, then the most
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
@@ -167,7 +169,8 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
             for j, t in enumerate(state.ids.tolist()):
                 if t in fitted.revived and (topics == t).any():
                     state.centroids[j] = _unit(embeddings[topics == t].mean(axis=0, keepdims=True))[0]
-    near, best = (nearest_themes or nearest)(embeddings, state.centroids, state.ids)  # each paper's nearest theme, once
+    # each paper's nearest theme, once
+    near, best = (nearest_themes or nearest)(embeddings, state.centroids, state.ids)
     if keep is not None and fitted.receiving:
         rows, allowed = np.flatnonzero(keep), fitted.receiving
         move = np.array([t in allowed and (allowed[t] is None or old in allowed[t])

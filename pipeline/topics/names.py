@@ -107,11 +107,12 @@ def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | N
     tentative: dict[int, str] = {}
     for job in result.to_name:
         ask = _ask(job, state, stop, cfg)
-        named = name_groups([texts[i] for i in ask.rows], [titles[i] for i in ask.rows], ask.groups, ask.ids,
-                            ask.centroids, stop, embed=embed if ask.faithful else None, order=ask.order,
-                            taken=ask.taken, corpus=ask.corpus, floor=ask.floor)
+        sub_texts = [texts[i] for i in ask.rows]
+        named = name_groups(sub_texts, [titles[i] for i in ask.rows], ask.groups, ask.ids, ask.centroids, stop,
+                            embed=embed if ask.faithful else None, order=ask.order, taken=ask.taken,
+                            corpus=ask.corpus, floor=ask.floor)
         if isinstance(job, ThemeToName):
-            _theme_named(job, named[job.theme], state, [texts[i] for i in ask.rows], ask.groups, cfg)
+            _theme_named(job, named[job.theme], state, sub_texts, ask.groups, cfg)
         elif isinstance(job, FormingToName):
             tentative[job.key] = named[0].label
         else:

@@ -33,8 +33,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
     if not paths.papers.exists():
         raise TableError(f"{paths.display(paths.papers)}: not found; run the stage that writes it first (clean)")
     outputs = [paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree]
-    opened = store.open_folder(folder, outputs)
-    held = opened.state
+    held = store.open_folder(folder, outputs)
     embedder = embedder or embed.make_embedder(settings)
     with contextlib.ExitStack() as connected:
         nearest_themes = None
@@ -52,7 +51,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
         if held is not None and not refit:
             step = Step("topics", f"{fp}@{held.fitted_at}", outputs, paths.run_record("topics"),
                         {"fitted_at": held.fitted_at})
-            step.recover(opened.record)  # a run killed right after committing its folder
+            step.recover(folder / store.RECORD)  # a run killed right after committing its folder
             if (skipped := step.skipped(force)) is not None:  # nothing embedded or born this time
                 skipped.counts.update({k: 0 for k in ("embedded now", "born") if k in skipped.counts})
                 return skipped

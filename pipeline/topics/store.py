@@ -11,7 +11,6 @@ finished run, whose record the stage writes from the folder's copy where the kil
 from __future__ import annotations
 
 import platform
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -23,21 +22,16 @@ from pipeline.topics.state import Assignment, State
 from pipeline.topics.tables import read_lineage
 
 
-@dataclass(frozen=True)
-class Held:
-    """The model folder as a run finds it: the themes (None before the first fit) and the run record
-    the folder keeps a copy of."""
-
-    state: State | None
-    record: Path
+RECORD = "record.json"  # the copy of the run record the folder keeps (``Step.recover`` reads it)
 
 
-def open_folder(folder: Path, outputs: list[Path]) -> Held:
-    """The model folder as the last finished run left it: a folder a killed run was swapping in is
-    put back (``restore_folder``) and what a killed run was still writing is removed (``sweep``)."""
+def open_folder(folder: Path, outputs: list[Path]) -> State | None:
+    """The themes as the last finished run left them (None before the first fit): a folder a killed
+    run was swapping in is put back (``restore_folder``) and what a killed run was still writing is
+    removed (``sweep``) before the state is read."""
     restore_folder(folder)
     sweep(folder, outputs)
-    return Held(State.load(folder), folder / "record.json")
+    return State.load(folder)
 
 
 def history(folder: Path, doc_topics: Path, lineage_table: Path, held: State | None,
@@ -80,7 +74,7 @@ def save_model(folder: Path, result: Assignment, paper_ids: list[str], lineage: 
         write_frame(pd.DataFrame({"paper_id": paper_ids, "topic": result.topics.astype("int64")}),
                     tmp / "assignment.parquet")
         write_frame(lineage, tmp / "lineage.parquet")
-        write_json(record, tmp / "record.json")
+        write_json(record, tmp / RECORD)
         if result.bertopic is not None:  # BERTopic writes its own folder (safetensors, JSON)
             result.bertopic.save(str(tmp / "bertopic"), serialization="safetensors", save_ctfidf=True,
                                  save_embedding_model="sentence-transformers/all-MiniLM-L6-v2")
