@@ -1,24 +1,33 @@
-"""Benchmark: embedding throughput of the plain-torch encoder, by precision (float32, bfloat16 under
-autocast) and with its feed-forward block run in chunks of token rows (``pipeline.topics.bert.FF_ROWS``)
-against the whole batch at once.
+"""Benchmark: embedding throughput of the plain-torch encoder, by precision, batch size, the
+feed-forward block in chunks of token rows (``pipeline.topics.bert.FF_ROWS``, a CPU's concern) and
+texts cut before tokenising (``bert.CHARS_PER_TOKEN``), on a CPU or a GPU.
 
-One process, the model loaded once per precision, the same papers of the 2025 daily corpus each
-time; the settings alternate (for each precision: whole batch, then each chunk size; again)
-``--repeat`` times; medians, the ratio to float32's whole batch, the largest difference to the whole
-batch of the same precision, and the lowest cosine to float32's whole-batch vectors.
+One process, the model loaded once per precision, the same papers each time; every setting is
+warmed up once, then the settings alternate ``--repeat`` times. Reported: medians, papers a second,
+the ratio to the first setting, the largest difference to the first setting of the same precision,
+the lowest cosine to the first setting's vectors; and the rate of tokenising alone (what a GPU waits
+for), with and without the cut.
 
-    python benchmarks/embedding.py [--papers 1000] [--rows 256,512,1024] [--precisions float32,bfloat16] [--repeat 3]
+    python benchmarks/embedding.py [--papers 1000] [--precisions float32,bfloat16] [--rows 256,512,1024]
+                                   [--batches 64,256] [--cut both] [--repeat 3] [--device cpu]
 
-bfloat16 is fast only on a CPU that computes it natively (``pipeline.topics.hardware.cpu_has_bf16``).
-Results: benchmarks/results/embedding.json.
+The papers are the 2025 daily corpus's (``benchmarks/topics.py``'s project in ``--work``). For a
+machine without ``../shared`` (a lent GPU machine, which takes 64 MiB of files), ``--export DIR``
+writes the sampled papers' texts and the model with its weights in float16 there (45 MB instead of
+91 MB) and says how far float16 weights move the vectors; ``--from DIR`` then runs on that folder,
+the weights turned back into float32 as they load.
+
+bfloat16 is fast only on a GPU or a CPU that computes it natively (``pipeline.topics.hardware``).
+Results: benchmarks/results/embedding.json, or ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import gzip
 import json
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -30,53 +39,149 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 
+def sampled_texts(work: Path, papers: int) -> list[str]:
+    from pipeline.io import read_table
+    from pipeline.schemas import Papers
+    from pipeline.topics.embed import paper_texts
+    from topics import prepare
+
+    return paper_texts(read_table(prepare(work), Papers).sample(papers, random_state=1))
+
+
+def export(folder: Path, texts: list[str]) -> None:
+    """The texts and the model, its weights in float16, into ``folder``; prints how far the float16
+    weights move the vectors (float32 arithmetic, the first 256 texts)."""
+    import numpy as np
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from pipeline.topics.embed import TransformerEmbedder, minilm_path
+
+    model = folder / "model"
+    model.mkdir(parents=True, exist_ok=True)
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(minilm_path() / name, model / name)
+    weights = load_file(minilm_path() / "model.safetensors")
+    save_file({k: v.half() if v.is_floating_point() else v for k, v in weights.items()}, model / "model.safetensors")
+    with gzip.open(folder / "texts.json.gz", "wt", encoding="utf-8") as fh:
+        json.dump(texts, fh)
+    reference = TransformerEmbedder(device="cpu", precision="float32").encode(texts[:256])
+    halved = loaded(folder, "cpu", "float32", None).encode(texts[:256])
+    cosine = (reference * halved).sum(axis=1)
+    print(f"exported {len(texts)} texts and the model to {folder}; float16 weights against float32's: "
+          f"cosine min {cosine.min():.6f}, median {np.median(cosine):.6f}")
+    torch.set_num_threads(os.cpu_count() or 1)
+
+
+def loaded(folder: Path | None, device: str, precision: str, batch: int | None):  # noqa: ANN201
+    """An embedder of the installed model, or of an exported folder's (its weights back in float32)."""
+    from pipeline.topics.embed import TransformerEmbedder
+
+    embedder = TransformerEmbedder(folder / "model" if folder else None, device=device, precision=precision,
+                                   batch_size=batch)
+    model = embedder._load()
+    if folder is not None:
+        model.weights = {k: v.float() if v.is_floating_point() else v for k, v in model.weights.items()}
+    return embedder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=1000)
-    parser.add_argument("--rows", default="256,512,1024", help="chunk sizes to compare with the whole batch")
     parser.add_argument("--precisions", default="float32", help="float32, bfloat16 or both, comma-separated")
+    parser.add_argument("--rows", default="256,512,1024", help="feed-forward chunk sizes to compare with the whole batch (a CPU's)")
+    parser.add_argument("--batches", default="", help="batch sizes to compare (empty: the device's default)")
+    parser.add_argument("--cut", choices=["on", "both"], default="on", help="both: also every setting with texts tokenised whole")
+    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-topics"))
+    parser.add_argument("--export", type=Path, help="write the texts and a float16 copy of the model here, and stop")
+    parser.add_argument("--from", dest="source", type=Path, help="a folder written by --export")
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.export:
+        export(args.export, sampled_texts(args.work, args.papers))
+        return
     import numpy as np
 
-    from pipeline.io import read_table
-    from pipeline.schemas import Papers
-    from pipeline.topics import bert
-    from pipeline.config import TopicsConfig
-    from pipeline.topics.embed import make_embedder, paper_texts
-    from pipeline.topics.hardware import cpu_has_bf16
-    from topics import prepare
+    from pipeline.topics import bert, hardware
 
-    papers = read_table(prepare(args.work), Papers).sample(args.papers, random_state=1)
-    texts = paper_texts(papers)
-    embedders = {p: make_embedder(dataclasses.replace(TopicsConfig(), precision=p)) for p in args.precisions.split(",")}
-    for embedder in embedders.values():
-        embedder.encode(texts[:8])  # the model loaded, outside the timing
-    chunks = {"whole batch": 1 << 30, **{f"{n} rows": int(n) for n in args.rows.split(",") if n}}
-    settings = {f"{p}, {name}": (p, rows) for p in embedders for name, rows in chunks.items()}
+    if args.source:
+        with gzip.open(args.source / "texts.json.gz", "rt", encoding="utf-8") as fh:
+            texts = json.load(fh)[: args.papers]
+    else:
+        texts = sampled_texts(args.work, args.papers)
+    default_precision = hardware.resolve_precision("auto", args.device)
+    batches = [int(b) for b in args.batches.split(",") if b] or [None]
+    settings: dict[str, dict] = {}
+    for precision in args.precisions.split(","):
+        for batch in batches:
+            for rows in ["whole batch", *[int(n) for n in args.rows.split(",") if n]]:
+                for cut in ([True, False] if args.cut == "both" else [True]):
+                    name = ", ".join([precision] + ([f"batch {batch}"] if batch else [])
+                                     + ([f"{rows} rows"] if args.rows else []) + ([] if cut else ["texts whole"]))
+                    settings[name] = {"precision": precision, "batch": batch, "rows": rows, "cut": cut}
+    settings[f"defaults ({default_precision})"] = {"precision": "auto", "batch": None, "rows": "whole batch", "cut": True}
+    embedders = {}
+    for spec in settings.values():
+        key = (spec["precision"], spec["batch"])
+        if key not in embedders:
+            embedders[key] = loaded(args.source, args.device, spec["precision"], spec["batch"])
+    device = next(iter(embedders.values())).device_
+    chars_per_token = bert.CHARS_PER_TOKEN
+
+    def run(spec: dict) -> np.ndarray:
+        bert.FF_ROWS = 1 << 30 if spec["rows"] == "whole batch" else spec["rows"]
+        bert.CHARS_PER_TOKEN = chars_per_token if spec["cut"] else 1 << 30
+        return embedders[spec["precision"], spec["batch"]].encode(texts)
+
+    def sync() -> None:
+        if device != "cpu":
+            import torch
+
+            torch.cuda.synchronize()
+
+    for spec in settings.values():  # warm-up: each setting's shapes seen once
+        embedders[spec["precision"], spec["batch"]].encode(texts[: min(len(texts), 2048)])
+    tokenizer = next(iter(embedders.values()))._model
     seconds: dict[str, list[float]] = {name: [] for name in settings}
+    tokenising: dict[str, list[float]] = {"texts cut": [], "texts whole": []}
     vectors: dict[str, np.ndarray] = {}
     for _ in range(args.repeat):
-        for name, (precision, rows) in settings.items():
-            bert.FF_ROWS = rows
+        for name, spec in settings.items():
+            sync()
             start = time.perf_counter()
-            vectors[name] = embedders[precision].encode(texts)
+            vectors[name] = run(spec)
+            sync()
             seconds[name].append(time.perf_counter() - start)
-            print(name, round(seconds[name][-1], 2), flush=True)
+            print(name, round(seconds[name][-1], 2), f"{len(texts) / seconds[name][-1]:.0f} papers/s", flush=True)
+        for name in tokenising:
+            bert.CHARS_PER_TOKEN = chars_per_token if name == "texts cut" else 1 << 30
+            start = time.perf_counter()
+            for at in range(0, len(texts), 256):
+                tokenizer.tokenize(texts[at : at + 256], 128, "cpu")
+            tokenising[name].append(time.perf_counter() - start)
+    bert.CHARS_PER_TOKEN = chars_per_token
     first = next(iter(settings))
     base = statistics.median(seconds[first])
-    result = {"papers": args.papers, "repeat": args.repeat, "cpu_has_bf16": cpu_has_bf16(), "baseline": first,
+    same_first = {}
+    for name, spec in settings.items():
+        same_first.setdefault(embedders[spec["precision"], spec["batch"]].precision, name)
+    result = {"papers": len(texts), "repeat": args.repeat, "device": device, "gpus": hardware.gpu_models(),
+              "cpu_has_bf16": hardware.cpu_has_bf16(), "cpu_count": os.cpu_count(),
+              "default_precision": default_precision, "baseline": first,
+              "tokenising_papers_per_s": {name: round(len(texts) / statistics.median(s)) for name, s in tokenising.items()},
               "settings": {
-        name: {"seconds_median": round(statistics.median(s), 2), "seconds_all": [round(x, 2) for x in s],
-               "papers_per_s": round(args.papers / statistics.median(s), 1),
+        name: {"seconds_median": round(statistics.median(s), 3), "seconds_all": [round(x, 3) for x in s],
+               "papers_per_s": round(len(texts) / statistics.median(s), 1),
                "ratio_to_baseline": round(statistics.median(s) / base, 3),
-               "max_abs_diff_to_whole_batch": float(np.abs(vectors[name] - vectors[f"{settings[name][0]}, whole batch"]).max()),
+               "max_abs_diff_to_same_precision": float(np.abs(
+                   vectors[name] - vectors[same_first[embedders[settings[name]["precision"], settings[name]["batch"]].precision]]).max()),
                "min_cosine_to_baseline": float((vectors[name] * vectors[first]).sum(axis=1).min())}
         for name, s in seconds.items()}}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=1))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1))
     print(json.dumps(result, indent=1))
 
 

@@ -38,13 +38,19 @@ embeddings and their cache.
 
 from __future__ import annotations
 
-from pipeline.topics.embed import make_embedder, paper_texts
-from pipeline.topics.fitting import fit
-from pipeline.topics.incremental import update
-from pipeline.topics.names import name_run
-from pipeline.topics.stage import run
-from pipeline.topics.state import Assignment, State, distinct_labels
-from pipeline.topics.tables import read_lineage
+import importlib
 
-__all__ = ["Assignment", "State", "distinct_labels", "fit", "make_embedder", "name_run", "paper_texts",
-           "read_lineage", "run", "update"]
+# what the package offers, and the module each comes from: imported when first asked for, so that
+# importing one module (the embedder on a cluster's worker, say) does not import the clustering
+_FROM = {"make_embedder": "embed", "paper_texts": "embed", "fit": "fitting", "update": "incremental",
+         "name_run": "names", "run": "stage", "Assignment": "state", "State": "state",
+         "distinct_labels": "state", "read_lineage": "tables"}
+__all__ = sorted(_FROM)
+
+
+def __getattr__(name: str):  # noqa: ANN202 - whatever _FROM names
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)
+    globals()[name] = value
+    return value

@@ -364,3 +364,45 @@ def test_on_a_gpu_the_next_batch_is_tokenised_while_the_gpu_runs_this_one(monkey
     lengths = np.array([len(t) for t in texts], dtype=np.float64)
     pooled = np.column_stack([(lengths + 1) / 2, np.ones(1000), 2 * np.ones(1000)])  # tokens (len, 1) averaged
     np.testing.assert_allclose(vectors, pooled / np.linalg.norm(pooled, axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_long_texts_are_cut_before_tokenising_and_keep_the_whole_texts_tokens(monkeypatch):
+    """A text is cut at a space before ``max_tokens * CHARS_PER_TOKEN`` characters before it is
+    tokenised; the tokens are the whole text's, also where the cut part does not fill the limit
+    (long one-token words: tokenised again whole) and where there is no space to cut at."""
+    import torch
+
+    from pipeline.topics import bert
+
+    model = bert.load(TransformerEmbedder().model_path, "cpu")
+    texts = ["Expert parallelism for MoE serving on GPU clusters. " * 30,  # cut, fills the limit
+             "understanding " * 200,  # 14 characters a token: the cut part holds fewer than 128
+             "x" * 3000,  # no space
+             "Ünïcode — “quotes” and\nnew lines\tand tabs " * 50,
+             "short"]
+    model.tokenizer = recording = _Recording(model.tokenizer)
+    calls = recording.calls
+    tokens = model.tokenize(texts, 128, "cpu")
+    assert len(calls) == 2  # the second text again, whole
+    assert len(calls[0][0]) <= 128 * bert.CHARS_PER_TOKEN < len(texts[0]) and calls[0][1] != texts[1]
+    assert calls[1][1] == texts[1] and calls[1][0] == calls[0][0] and calls[0][2] == texts[2]
+    monkeypatch.setattr(bert, "CHARS_PER_TOKEN", 10**6)  # no cut at all
+    whole = model.tokenize(texts, 128, "cpu")
+    assert len(calls) == 3 and calls[2] == texts
+    assert whole["input_ids"].shape == tokens["input_ids"].shape == (5, 128)
+    for name in whole:
+        assert torch.equal(whole[name], tokens[name]), name
+
+
+class _Recording:
+    """A tokenizer that records the texts of each ``encode_batch``."""
+
+    def __init__(self, tokenizer) -> None:  # noqa: ANN001
+        self.tokenizer, self.calls = tokenizer, []
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self.tokenizer, name)
+
+    def encode_batch(self, batch: list[str]):  # noqa: ANN201
+        self.calls.append(list(batch))
+        return self.tokenizer.encode_batch(batch)
