@@ -2,7 +2,7 @@
 
 Above ``fit_sample_size`` papers (default 50,000) the themes are fitted on a seeded sample and every
 other paper is placed by its nearest centroid (``topics.fitting.place_rest``). This measures that
-path, fit + place, on synthetic clustered unit vectors (``--sizes``, default 200,000 and 1,000,000;
+path, fit + place and the naming of the areas at the end of the run (``names.name_run``, timed apart too), on synthetic clustered unit vectors (``--sizes``, default 200,000 and 1,000,000;
 300 groups of uneven size in 384 dimensions, each with its own small vocabulary so the themes can be
 named), each size in a fresh process: wall time, peak RSS, themes, unassigned share, the largest
 theme's share, and how pure the themes are (share of papers in their theme's majority group). Label faithfulness is not checked
@@ -43,6 +43,7 @@ import json, sys, time
 import numpy as np
 from pipeline.config import TopicsConfig
 from pipeline.topics.fitting import fit
+from pipeline.topics.names import name_run
 
 n, groups, dims = int(sys.argv[1]), 300, 384
 rng = np.random.default_rng(0)
@@ -63,11 +64,14 @@ texts = [text(i) for i in range(n)]
 ids = [f"p{i}" for i in range(n)]
 started = time.perf_counter()
 result = fit(texts, vectors, ids, TopicsConfig(), "synthetic", None, {}, embed=None)
+fitted = time.perf_counter() - started
+name_run(result, texts, None, TopicsConfig())  # the areas, named at the end of a run as the stage does
 seconds = time.perf_counter() - started
 topics = result.topics
 assigned = topics != -1
 majority = sum(np.bincount(truth[topics == t]).max() for t in set(topics.tolist()) - {-1})
-print(json.dumps({"papers": n, "fit_and_place_s": round(seconds, 1), "themes": len(result.state.ids),
+print(json.dumps({"papers": n, "fit_and_place_s": round(seconds, 1), "of_which_naming_areas_s": round(seconds - fitted, 1),
+                  "themes": len(result.state.ids),
                   "unassigned": round(float((~assigned).mean()), 4),
                   "largest_theme_share": round(float(np.bincount(topics[assigned]).max() / n), 4),
                   "purity": round(float(majority / max(assigned.sum(), 1)), 3)}))

@@ -21,6 +21,7 @@ Phases (each measurement runs in a fresh process; medians over --repeat runs):
   information, the entropies of themes and categories, homogeneity and completeness.
 
     python benchmarks/topics.py --phases quality,small,tokens,incremental,scale [--sample 4000] [--repeat 2]
+    python benchmarks/topics.py --phases quality --precision float32 --max-tokens 128,64
     python benchmarks/topics.py --phases spread [--runs 6]
 
 Results go to benchmarks/results/topics.json (merged with earlier phases' results).
@@ -144,54 +145,64 @@ def med(values: list[float], digits: int = 2) -> float:
     return round(statistics.median(values), digits)
 
 
-def phase_quality(papers, work: Path, sample: int, repeat: int, precision: str = "auto") -> dict:  # noqa: ANN001
+def phase_quality(papers, work: Path, sample: int, repeat: int, precision: str = "auto",  # noqa: ANN001
+                  max_tokens: tuple[int, ...] = (128,)) -> dict:
     """``precision``: our encoder's (``[topics] precision``); "float32" on a CPU with native bfloat16
-    times it as on one without (BERTopic's sentence-transformers encoder is float32 either way)."""
+    times it as on one without (BERTopic's sentence-transformers encoder is float32 either way).
+    ``max_tokens``: ours with each token limit, each in its own project, alternating with BERTopic
+    (BERTopic, ours with the first, ours with the next ..., and again); the first is reported as
+    ``paper_trends``, the others as ``paper_trends_max_tokens_N``."""
     import numpy as np
     import pandas as pd
 
     from pipeline.topics.metrics import agreement
 
     subset = papers.sample(sample, random_state=0).reset_index(drop=True)
-    root = project_with(subset, work / "quality")
-    (root / "pyproject.toml").write_text(f'[tool.pipeline.topics]\nprecision = "{precision}"\n')
+    roots = {}
+    for tokens in max_tokens:
+        roots[tokens] = root = project_with(subset, work / ("quality" if tokens == max_tokens[0] else f"quality-{tokens}"))
+        (root / "pyproject.toml").write_text(f'[tool.pipeline.topics]\nprecision = "{precision}"\nmax_tokens = {tokens}\n')
     base_walls, base_scores, base_topics = [], [], []
-    ours_walls, ours_rss, tables, timings = [], [], [], []
+    runs = {tokens: {"walls": [], "rss": [], "tables": [], "timings": []} for tokens in max_tokens}
     for i in range(repeat):  # alternating: BERTopic, then ours, and again
-        wall, rss, score = run_child(BASELINE, str(root / "data/processed/papers.parquet"), str(work / f"base{i}.npy"))
+        wall, rss, score = run_child(BASELINE, str(roots[max_tokens[0]] / "data/processed/papers.parquet"), str(work / f"base{i}.npy"))
         base_walls.append(wall)
         base_scores.append(score)
         base_topics.append(np.load(work / f"base{i}.npy"))
-        for sub in ("data/interim", "data/models", "data/processed/doc_topics.parquet"):
-            path = root / sub
-            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-        wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
-        ours_walls.append(wall)
-        ours_rss.append(rss)
-        timings.append(json.loads((root / "data/runs/topics.json").read_text())["timings_s"])
-        tables.append(pd.read_parquet(root / "data/processed/doc_topics.parquet"))
-    rerun, _, _ = run_child(CLI, "--root", str(root), "-q", "topics")
-    _, _, ours = run_child(SCORE, str(root), "1")
+        for tokens, root in roots.items():
+            for sub in ("data/interim", "data/models", "data/processed/doc_topics.parquet"):
+                path = root / sub
+                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+            wall, rss, _ = run_child(CLI, "--root", str(root), "-q", "topics")
+            runs[tokens]["walls"].append(wall)
+            runs[tokens]["rss"].append(rss)
+            runs[tokens]["timings"].append(json.loads((root / "data/runs/topics.json").read_text())["timings_s"])
+            runs[tokens]["tables"].append(pd.read_parquet(root / "data/processed/doc_topics.parquet"))
     keys = ["n_topics", "outlier_share", "npmi_top10", "diversity_top25", "nmi_primary_category", "ari_primary_category",
             "homogeneity_primary_category", "completeness_primary_category"]
     baseline = {k: med([s[k] for s in base_scores], 4) if isinstance(base_scores[0][k], float) else base_scores[0][k]
                 for k in keys}
     baseline["stability_ari_two_runs"] = round(agreement(base_topics[0], base_topics[-1])[1], 3) if repeat > 1 else None
-    return {
-        "papers": sample,
-        "precision": precision,
-        "bertopic_default": {**baseline, "wall_s_median": med(base_walls), "wall_s_all": [round(w, 1) for w in base_walls]},
-        "paper_trends": {**{k: ours[k] for k in keys}, "stability_ari_two_seeds": ours["stability_ari_two_seeds"],
-                         "cold_wall_s_median": med(ours_walls), "cold_wall_s_all": [round(w, 1) for w in ours_walls],
-                         "stage_timings_s": timings,
-                         "peak_rss_mib": round(max(ours_rss)), "rerun_nothing_new_s": round(rerun, 2),
-                         "same_seed_identical": all(t.equals(tables[0]) for t in tables[1:])},
-        "ratios": {
-            "cold_wall_vs_default": round(med(ours_walls) / med(base_walls), 3),
-            "nmi_vs_default": round(ours["nmi_primary_category"] / baseline["nmi_primary_category"], 3),
-            "npmi_minus_default": round(ours["npmi_top10"] - baseline["npmi_top10"], 3),
-        },
-    }
+    result = {"papers": sample, "precision": precision,
+              "bertopic_default": {**baseline, "wall_s_median": med(base_walls), "wall_s_all": [round(w, 1) for w in base_walls]}}
+    for tokens, root in roots.items():
+        rerun, _, _ = run_child(CLI, "--root", str(root), "-q", "topics")
+        _, _, ours = run_child(SCORE, str(root), "1")
+        walls, tables = runs[tokens]["walls"], runs[tokens]["tables"]
+        name = "paper_trends" if tokens == max_tokens[0] else f"paper_trends_max_tokens_{tokens}"
+        result[name] = {
+            "max_tokens": tokens, **{k: ours[k] for k in keys}, "stability_ari_two_seeds": ours["stability_ari_two_seeds"],
+            **{k: ours.get(k) for k in ("lexical_f1_median", "r_precision_median", "r_precision_under_0.25")},
+            "cold_wall_s_median": med(walls), "cold_wall_s_all": [round(w, 1) for w in walls],
+            "stage_timings_s": runs[tokens]["timings"], "peak_rss_mib": round(max(runs[tokens]["rss"])),
+            "rerun_nothing_new_s": round(rerun, 2), "same_seed_identical": all(t.equals(tables[0]) for t in tables[1:]),
+            "ratios": {"cold_wall_vs_default": round(med(walls) / med(base_walls), 3),
+                       "nmi_vs_default": round(ours["nmi_primary_category"] / baseline["nmi_primary_category"], 3),
+                       "homogeneity_vs_default": round(ours["homogeneity_primary_category"]
+                                                       / baseline["homogeneity_primary_category"], 3),
+                       "npmi_minus_default": round(ours["npmi_top10"] - baseline["npmi_top10"], 3)}}
+    result["ratios"] = result["paper_trends"]["ratios"]
+    return result
 
 
 def phase_small(work: Path, repeat: int) -> dict:
@@ -309,6 +320,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--precision", default="auto", choices=("auto", "float32", "bfloat16"),
                         help="quality: our encoder's precision (float32 times a CPU without native bfloat16)")
+    parser.add_argument("--max-tokens", default="128",
+                        help="quality: our token limits, each a project of its own, alternating (first reported as ours)")
     parser.add_argument("--runs", type=int, default=6,
                         help="spread: BERTopic fits, and our seeds (rounded up to an even number)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "pt-bench-topics",
@@ -323,7 +336,8 @@ def main() -> None:
     for phase in opts.phases.split(","):
         start = time.perf_counter()
         if phase == "quality":
-            results[phase] = phase_quality(papers, opts.work, opts.sample, opts.repeat, opts.precision)
+            results[phase] = phase_quality(papers, opts.work, opts.sample, opts.repeat, opts.precision,
+                                           tuple(int(n) for n in opts.max_tokens.split(",")))
         elif phase == "small":
             results[phase] = phase_small(opts.work, max(opts.repeat, 3))
         elif phase == "tokens":
