@@ -8,6 +8,8 @@ import pandas as pd
 
 from pipeline.dates import week_label, week_monday  # noqa: F401 - week_label: data.week_label, the reports' week names
 from pipeline.schemas import DocTopics, Papers, TopicInfo
+from pipeline.topics import series
+from pipeline.topics.series import CARRIED_PAPERS, CARRIED_SHARE
 
 
 @dataclass(frozen=True)
@@ -135,23 +137,16 @@ def theme_by_category(papers: pd.DataFrame, *, primary_only: bool) -> pd.DataFra
     return pairs.groupby(["topic", "category"]).size().unstack(fill_value=0)
 
 
-CARRIED_SHARE, CARRIED_PAPERS = 0.3, 5  # one author on this share of a theme's papers, and on this many
 VOICE_SHARE, VOICE_PAPERS = 0.5, 3  # a rise is one voice: one author on this share of its papers, and on this many
 
 
 def one_voice(papers: pd.DataFrame, share: float, least: int) -> tuple[str, int, int] | None:
     """The author on at least ``share`` of ``papers`` and on at least ``least`` of them (the most
     frequent; ties in name order), as (author, their papers, all papers); None where there is none,
-    or no authors."""
-    from collections import Counter
-
+    or no authors (``topics.series.one_voice``)."""
     if Papers.authors not in papers.columns or papers.empty:
         return None
-    counts = Counter(a for names in papers[Papers.authors] if names is not None for a in set(names))
-    if not counts:
-        return None
-    author, n = min(counts.items(), key=lambda item: (-item[1], item[0]))
-    return (str(author), int(n), len(papers)) if n >= least and n >= share * len(papers) else None
+    return series.one_voice(papers[Papers.authors], share, least)
 
 
 def carried_by(papers: pd.DataFrame) -> dict[int, tuple[str, int, int]]:

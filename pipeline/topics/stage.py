@@ -1,7 +1,8 @@
 """The topics stage's wiring: open the model folder (``store.py``), read the papers and their
 vectors, ask ``policy.decide`` whether to fit, update or refit, run that one path, name what it left
-to be named (``names.name_run``), and write the tables, the model folder (the commit point) and the
-run record (last, so a run killed part-way is never taken for a finished one)."""
+to be named (``names.name_run``; then again a label that is one author's series, ``series.py``),
+and write the tables, the model folder (the commit point) and the run record (last, so a run
+killed part-way is never taken for a finished one)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pipeline.config import Config, as_dict
 from pipeline.io import TableError, read_table
 from pipeline.schemas import Papers
 from pipeline.stage import StageResult, Step, code_version, fingerprint
-from pipeline.topics import embed, store, tables
+from pipeline.topics import embed, series, store, tables
 from pipeline.topics.areas import cut
 from pipeline.topics.fitting import fit
 from pipeline.topics.incremental import update
@@ -76,6 +77,8 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
         else:
             result = fit(x.texts, x.embeddings, x.paper_ids, settings, embedder.identity, held, previous,
                          titles=x.titles, embed=x.encode, nearest_themes=nearest_themes, week=x.newest)
+        name_run(result, x.texts, x.titles, settings, embed=x.encode)
+        result.to_name = series.renames(result, papers, x.texts, settings)  # a label that is one author's series
         name_run(result, x.texts, x.titles, settings, embed=x.encode)
         fit_s = time.perf_counter() - started - embed_s
 

@@ -1,0 +1,79 @@
+"""Themes one author carries: a series of essays, a project's reports.
+
+A theme with one author on at least ``CARRIED_SHARE`` of its papers, and on at least
+``CARRIED_PAPERS`` of them, is one voice: the reports say so beside its label
+(``report.data.carried_by``). Its label must not be a phrase of that series either: a reader who
+searches the field by it finds the author's papers, not the theme's others. So where a carried
+theme's label fits fewer than ``min_label_support`` of its papers outside the series, the run asks
+for it to be named again from those papers alone (``names.ThemeToName``, the series' papers left
+out of the naming), as long as ``CARRIED_PAPERS`` of them remain; with fewer, the theme is the series,
+and keeps its label beside the reports' note.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pipeline.schemas import Papers
+
+if TYPE_CHECKING:  # the reports read one_voice from here, without the naming's imports
+    import pandas as pd
+
+    from pipeline.config import TopicsConfig
+    from pipeline.topics.names import ThemeToName
+    from pipeline.topics.state import Assignment
+
+log = logging.getLogger(__name__)
+
+CARRIED_SHARE, CARRIED_PAPERS = 0.3, 5  # one author on this share of a theme's papers, and on this many
+
+
+def one_voice(authors: Iterable[Sequence[str] | None], share: float, least: int) -> tuple[str, int, int] | None:
+    """The author on at least ``share`` of the papers (each one's ``authors``) and on at least
+    ``least`` of them (the most frequent; ties in name order), as (author, their papers, all
+    papers); None where there is none, or no authors."""
+    authors = list(authors)
+    counts = Counter(a for names in authors if names is not None for a in set(names))
+    if not counts:
+        return None
+    author, n = min(counts.items(), key=lambda item: (-item[1], item[0]))
+    return (str(author), int(n), len(authors)) if n >= least and n >= share * len(authors) else None
+
+
+def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg: TopicsConfig) -> list[ThemeToName]:
+    """A request to name again each carried theme whose label is a phrase of its series (see the
+    module docstring), once the run's naming is done (a theme born in it too). ``papers`` and
+    ``texts``: the run's papers, in the assignment's order."""
+    from pipeline.topics.names import ThemeToName
+    from pipeline.topics.vocabulary import stop_words
+    from pipeline.topics.words import WordIndex
+
+    if Papers.authors not in papers.columns:
+        return []
+    state, topics = result.state, result.topics
+    authors = papers[Papers.authors].to_numpy()
+    stop = frozenset(stop_words(cfg.stop_words))
+    asked = []
+    for t in state.ids.tolist():
+        rows = np.flatnonzero(topics == t)
+        found = one_voice(authors[rows], CARRIED_SHARE, CARRIED_PAPERS)
+        if found is None:
+            continue
+        author = found[0]
+        series = np.array([names is not None and author in set(names) for names in authors[rows]], dtype=bool)
+        others = rows[~series]
+        if len(others) < CARRIED_PAPERS:
+            continue
+        index = WordIndex([texts[i] for i in others])
+        fits = len(index.having(index.words(state.labels[t], stop))) / len(others)
+        if fits >= cfg.min_label_support:
+            continue
+        log.info("topics: theme %d, %r, is mostly %s's papers (%d of %d); named again from the other %d",
+                 t, state.labels[t], author, int(series.sum()), len(rows), len(others))
+        asked.append(ThemeToName(t, others, topics, state.ids.copy(), state.centroids.copy()))
+    return asked
