@@ -122,17 +122,17 @@ def main() -> None:
                     name = ", ".join([precision] + ([f"batch {batch}"] if batch else [])
                                      + ([f"{rows} rows"] if args.rows else []) + ([] if cut else ["texts whole"]))
                     settings[name] = {"precision": precision, "batch": batch, "rows": rows, "cut": cut}
-    settings[f"defaults ({default_precision})"] = {"precision": "auto", "batch": None, "rows": "whole batch", "cut": True}
+    settings[f"defaults ({default_precision})"] = {"precision": "auto", "batch": None, "rows": "default", "cut": True}
     embedders = {}
     for spec in settings.values():
         key = (spec["precision"], spec["batch"])
         if key not in embedders:
             embedders[key] = loaded(args.source, args.device, spec["precision"], spec["batch"])
     device = next(iter(embedders.values())).device_
-    chars_per_token = bert.CHARS_PER_TOKEN
+    chars_per_token, ff_rows = bert.CHARS_PER_TOKEN, bert.FF_ROWS
 
     def run(spec: dict) -> np.ndarray:
-        bert.FF_ROWS = 1 << 30 if spec["rows"] == "whole batch" else spec["rows"]
+        bert.FF_ROWS = {"whole batch": 1 << 30, "default": ff_rows}.get(spec["rows"], spec["rows"])
         bert.CHARS_PER_TOKEN = chars_per_token if spec["cut"] else 1 << 30
         return embedders[spec["precision"], spec["batch"]].encode(texts)
 

@@ -65,7 +65,7 @@ ids = [f"p{i}" for i in range(n)]
 started = time.perf_counter()
 result = fit(texts, vectors, ids, TopicsConfig(), "synthetic", None, {}, embed=None)
 fitted = time.perf_counter() - started
-name_run(result, texts, None, TopicsConfig())  # the areas, named at the end of a run as the stage does
+name_run(result, texts, None, TopicsConfig())  # the areas, named at the end as a run does (no model: no faithfulness check)
 seconds = time.perf_counter() - started
 topics = result.topics
 assigned = topics != -1

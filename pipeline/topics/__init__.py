@@ -30,7 +30,8 @@ Where things are: ``policy.py`` decides fit, update or refit; ``stage.py`` runs 
 everything (the model folder through ``store.py``, the tables through ``tables.py``); ``fitting.py``
 fits and refits; ``incremental.py`` is the weekly update (births from ``emerge.py``); ``model.py``
 is the theme model (clustering in ``clustering.py``, placement in ``placement.py``); ``words.py``,
-``candidates.py`` and ``label.py`` name, and ``names.py`` names what a run left to be named;
+``candidates.py`` and ``label.py`` name, and ``names.py`` names what a run left to be named
+(``series.py``: a theme one author carries is not named by a phrase of that series);
 ``areas.py`` builds the level above themes; ``align.py``
 matches themes across refits; ``state.py`` is what is kept between runs; ``embed.py`` the
 embeddings and their cache.
@@ -46,6 +47,10 @@ _FROM = {"make_embedder": "embed", "paper_texts": "embed", "fit": "fitting", "up
          "name_run": "names", "run": "stage", "Assignment": "state", "State": "state",
          "distinct_labels": "state", "read_lineage": "tables"}
 __all__ = sorted(_FROM)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FROM})
 
 
 def __getattr__(name: str):  # noqa: ANN202 - whatever _FROM names

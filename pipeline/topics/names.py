@@ -1,5 +1,6 @@
 """Naming, once per run: what a fit, refit or update left to be named, named after every paper has
-found its theme (the stage calls ``name_run`` last, before the tables are written).
+found its theme (the stage calls ``name_run`` after the chosen path, before the tables are written,
+and once more for a label that is one author's series, ``series.renames``).
 
 A fit names its themes while it clusters them (``model.py``: a theme that cannot be named apart from
 its neighbours is merged into one), so what it leaves here is the areas above them. An update
@@ -30,7 +31,7 @@ from pipeline.config import TopicsConfig
 from pipeline.topics.label import Named, name_groups
 from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
 from pipeline.topics.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
-from pipeline.topics.words import Corpus, Embed, content_words
+from pipeline.topics.words import Corpus, Embed, WordIndex, content_words
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +41,11 @@ FORMING_CONTEXT = 400  # a forming group is named against at most this many pape
 
 @dataclass(frozen=True)
 class ThemeToName:
-    """A theme an update asks to be named: born in it (``born``: its lineage row) or young. Its
-    papers are ``rows``; ``topics`` is every paper's theme, and ``ids`` and ``centroids`` the
-    themes, when it asked."""
+    """A theme to be named from the papers ``rows``: born in an update (``born``: its lineage row),
+    young, or one author's series whose label is to be a phrase of its other papers
+    (``series.renames``). ``topics`` is every paper's theme, and ``ids`` and ``centroids`` the
+    themes, when it asked. ``support_on``: the papers the label's support is measured on, where
+    they are not ``rows`` (all the series theme's papers)."""
 
     theme: int
     rows: np.ndarray
@@ -50,6 +53,7 @@ class ThemeToName:
     ids: np.ndarray
     centroids: np.ndarray
     born: Change | None = None
+    support_on: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,10 @@ def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | N
                             corpus=ask.corpus, floor=ask.floor)
         if isinstance(job, ThemeToName):
             _theme_named(job, named[job.theme], state, sub_texts, ask.groups, cfg)
+            if job.support_on is not None:
+                index = WordIndex([texts[i] for i in job.support_on])
+                words = index.words(state.labels[job.theme], stop)
+                state.support[job.theme] = len(index.having(words)) / max(len(job.support_on), 1)
         elif isinstance(job, FormingToName):
             tentative[job.key] = named[0].label
         else:

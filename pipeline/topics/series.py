@@ -75,5 +75,5 @@ def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg:
             continue
         log.info("topics: theme %d, %r, is mostly %s's papers (%d of %d); named again from the other %d",
                  t, state.labels[t], author, int(series.sum()), len(rows), len(others))
-        asked.append(ThemeToName(t, others, topics, state.ids.copy(), state.centroids.copy()))
+        asked.append(ThemeToName(t, others, topics, state.ids.copy(), state.centroids.copy(), support_on=rows))
     return asked

@@ -383,15 +383,28 @@ def test_long_texts_are_cut_before_tokenising_and_keep_the_whole_texts_tokens(mo
     model.tokenizer = recording = _Recording(model.tokenizer)
     calls = recording.calls
     tokens = model.tokenize(texts, 128, "cpu")
-    assert len(calls) == 2  # the second text again, whole
+    assert model.cuts  # the model's tokenizer splits words at whitespace (BertPreTokenizer)
+    assert len(calls) == 2 and calls[1] == [texts[1]]  # the second text again, whole, alone
     assert len(calls[0][0]) <= 128 * bert.CHARS_PER_TOKEN < len(texts[0]) and calls[0][1] != texts[1]
-    assert calls[1][1] == texts[1] and calls[1][0] == calls[0][0] and calls[0][2] == texts[2]
+    assert calls[0][2] == texts[2] and calls[0][4] == texts[4]
     monkeypatch.setattr(bert, "CHARS_PER_TOKEN", 10**6)  # no cut at all
     whole = model.tokenize(texts, 128, "cpu")
     assert len(calls) == 3 and calls[2] == texts
     assert whole["input_ids"].shape == tokens["input_ids"].shape == (5, 128)
     for name in whole:
         assert torch.equal(whole[name], tokens[name]), name
+    monkeypatch.undo()
+    model.cuts = False  # a tokenizer that does not split words at whitespace: texts go whole
+    model.tokenize(texts, 128, "cpu")
+    assert calls[3] == texts
+    short = ["understanding " * 200, "a short one"]  # the text tokenised again pads less than 128 ...
+    calls.clear()
+    model.cuts = True
+    padded = model.tokenize(short, 128, "cpu")
+    assert len(calls) == 2 and padded["input_ids"].shape == (2, 128)  # ... and is padded to the batch's longest
+    model.cuts = False
+    for name, tensor in model.tokenize(short, 128, "cpu").items():
+        assert torch.equal(tensor, padded[name]), name
 
 
 class _Recording:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from pipeline.config import TopicsConfig
@@ -35,6 +36,7 @@ def test_a_theme_named_by_one_authors_series_is_named_again_from_its_other_paper
     [job] = series.renames(result, papers, texts, TopicsConfig())
     assert isinstance(job, ThemeToName) and job.theme == 0
     assert sorted(job.rows.tolist()) == list(range(ESSAYS, 60))  # the theme's papers outside the series
+    assert sorted(job.support_on.tolist()) == list(range(60))
 
     result.to_name = [job]
     name_run(result, texts, None, TopicsConfig())
@@ -42,6 +44,8 @@ def test_a_theme_named_by_one_authors_series_is_named_again_from_its_other_paper
     assert "category" not in label and "mistake" not in label
     assert any(word in label for word in ("graph", "partitioning", "solvers")), label
     assert "category" not in result.state.descriptions[0].lower()
+    # its support is the share of all its papers, the series' included, that write the label
+    assert result.state.support[0] == (60 - ESSAYS) / 60
     assert series.renames(result, papers, texts, TopicsConfig()) == []  # named so, it is asked no more
 
 
@@ -59,3 +63,43 @@ def test_no_author_on_30_percent_of_a_theme_or_no_authors_asks_nothing():
     assert series.renames(result, papers, texts, TopicsConfig()) == []
     result, papers, texts = carried_store()
     assert series.renames(result, papers.drop(columns="authors"), texts, TopicsConfig()) == []
+
+
+def test_the_stage_names_a_series_theme_again_from_the_papers_table(project, hash_embedder, monkeypatch):
+    """Through the stage, with the authors as the papers table holds them: every theme made to count
+    as carried (thresholds lowered, its label taken as not fitting its other papers) is asked to be
+    named again, and the label support written is measured on all its papers."""
+    import dataclasses
+
+    from pipeline import clean, config, ingest, topics
+    from pipeline.io import read_table
+    from pipeline.schemas import DocTopics, Papers, TopicInfo
+    from pipeline.topics.vocabulary import stop_words
+    from pipeline.topics.words import WordIndex
+
+    cfg = config.load(project)
+    ingest.run(cfg)
+    clean.run(cfg)
+    real, asked = series.renames, []
+
+    def renames(result, papers, texts, settings):  # noqa: ANN001, ANN202
+        assert all(t in result.state.labels for t in result.state.ids.tolist())  # after the run's naming
+        assert len(papers) == len(texts) == len(result.topics)
+        asked.extend(real(result, papers, texts, dataclasses.replace(settings, min_label_support=1.01)))
+        return asked
+
+    monkeypatch.setattr(series, "renames", renames)
+    monkeypatch.setattr(series, "CARRIED_SHARE", 0.0)
+    monkeypatch.setattr(series, "CARRIED_PAPERS", 1)
+    topics.run(cfg, embedder=hash_embedder)
+    assert asked and all(job.support_on is not None for job in asked)
+    papers = read_table(cfg.paths.papers, Papers)
+    info = read_table(cfg.paths.topic_info, TopicInfo).set_index("topic")
+    theme = read_table(cfg.paths.doc_topics, DocTopics).set_index("paper_id").loc[papers["paper_id"], "topic"].to_numpy()
+    stop = frozenset(stop_words(cfg.topics.stop_words))
+    texts = topics.paper_texts(papers)
+    for job in asked:
+        rows = [i for i in range(len(texts)) if theme[i] == job.theme]
+        index = WordIndex([texts[i] for i in rows])
+        label = info.loc[job.theme, "label"]
+        assert info.loc[job.theme, "label_support"] == pytest.approx(len(index.having(index.words(label, stop))) / len(rows))

@@ -42,7 +42,8 @@ def three_themes() -> dict:
 
 def updated(embeddings: np.ndarray, ids: list[str], cfg: TopicsConfig, state: State, previous: dict[str, int], *,
             weeks: list[str], texts: list[str], rules: emerge.Rules | None = None):
-    """The weekly update, then what it left to be named named, as the stage runs them."""
+    """The weekly update, then what it left to be named named, as the stage runs them (without the
+    stage's second naming, of a label that is one author's series: none here has authors)."""
     result = update(embeddings, ids, cfg, state, previous, weeks=weeks, rules=rules)
     name_run(result, texts, None, cfg)
     return result
