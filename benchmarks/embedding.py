@@ -52,7 +52,6 @@ def export(folder: Path, texts: list[str]) -> None:
     """The texts and the model, its weights in float16, into ``folder``; prints how far the float16
     weights move the vectors (float32 arithmetic, the first 256 texts)."""
     import numpy as np
-    import torch
     from safetensors.torch import load_file, save_file
 
     from pipeline.topics.embed import TransformerEmbedder, minilm_path
@@ -70,7 +69,6 @@ def export(folder: Path, texts: list[str]) -> None:
     cosine = (reference * halved).sum(axis=1)
     print(f"exported {len(texts)} texts and the model to {folder}; float16 weights against float32's: "
           f"cosine min {cosine.min():.6f}, median {np.median(cosine):.6f}")
-    torch.set_num_threads(os.cpu_count() or 1)
 
 
 def loaded(folder: Path | None, device: str, precision: str, batch: int | None):  # noqa: ANN201

@@ -119,8 +119,8 @@ def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | N
             _theme_named(job, named[job.theme], state, sub_texts, ask.groups, cfg)
             if job.support_on is not None:
                 index = WordIndex([texts[i] for i in job.support_on])
-                words = index.words(state.labels[job.theme], stop)
-                state.support[job.theme] = len(index.having(words)) / max(len(job.support_on), 1)
+                state.support[job.theme] = index.share(index.words(state.labels[job.theme], stop),
+                                                       set(range(len(job.support_on))))
         elif isinstance(job, FormingToName):
             tentative[job.key] = named[0].label
         else:

@@ -70,8 +70,7 @@ def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg:
         if len(others) < CARRIED_PAPERS:
             continue
         index = WordIndex([texts[i] for i in others])
-        fits = len(index.having(index.words(state.labels[t], stop))) / len(others)
-        if fits >= cfg.min_label_support:
+        if index.share(index.words(state.labels[t], stop), set(range(len(others)))) >= cfg.min_label_support:
             continue
         log.info("topics: theme %d, %r, is mostly %s's papers (%d of %d); named again from the other %d",
                  t, state.labels[t], author, int(series.sum()), len(rows), len(others))
