@@ -232,13 +232,13 @@ def r_precision(queries: np.ndarray, ids: Sequence[int], topics: np.ndarray, emb
     out = []
     for query, t in zip(queries, ids):
         size = int((topics == t).sum())
-        out.append(float((topics[nearest_papers(query, size, vectors)] == t).mean()) if size else 0.0)
+        if not size:
+            out.append(0.0)
+            continue
+        sims = vectors @ query
+        top = np.argpartition(-sims, size - 1)[:size]
+        out.append(float((topics[top] == t).mean()))
     return out
-
-
-def nearest_papers(query: np.ndarray, size: int, vectors: np.ndarray) -> np.ndarray:
-    """The rows of the ``size`` unit ``vectors`` nearest the unit ``query`` (by cosine), in no order."""
-    return np.argpartition(-(vectors @ query), size - 1)[:size]
 
 
 def hindsight(topics: np.ndarray, titles: Sequence[str], ids: Sequence[int], index, stop: frozenset[str],  # noqa: ANN001

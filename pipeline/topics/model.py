@@ -13,13 +13,8 @@ this module or of ``clustering.py`` that takes values and returns one:
 4. ``consolidate``: a theme that cannot be named apart from its neighbours (no phrase of its own lies
    nearest its centroid, or the best one fits under ``min_label_support`` of its papers) joins the
    neighbour it is most linked to while that stays within the bound, or dissolves into its
-   neighbours; a theme whose label, used as a search query, finds mostly other themes' papers
-   (``astray``) joins the theme whose papers it finds, while that stays within the bound; then 2
-   and 3 again, up to ``CONSOLIDATION_ROUNDS`` times;
-5. ``bordered``: a paper on the border of two themes goes to the one whose label describes it (it
-   writes that label and not its own, or, writing neither, lies nearer that label); then 2 again,
-   the labels kept and their support measured anew;
-6. ``keywords``: c-TF-IDF on each theme's core (HDBSCAN's clustered papers; Leiden's most central
+   neighbours; then 2 and 3 again, up to ``CONSOLIDATION_ROUNDS`` times;
+5. ``keywords``: c-TF-IDF on each theme's core (HDBSCAN's clustered papers; Leiden's most central
    ``KEYWORD_CORE``), so outliers and borders do not blur them, ordered by coverage of its papers.
 """
 
@@ -34,7 +29,6 @@ import numpy as np
 from pipeline.config import TopicsConfig
 from pipeline.topics.clustering import Clustering, Sizes, cluster, scaled
 from pipeline.topics.label import name_groups
-from pipeline.topics.metrics import nearest_papers
 from pipeline.topics.placement import (
     bound_sizes,
     centroids_of,
@@ -58,10 +52,6 @@ log = logging.getLogger(__name__)
 
 KEYWORD_CORE = 0.6  # Leiden: a theme's keywords come from this share of its papers, the most central
 CONSOLIDATION_ROUNDS = 5  # rounds of merging themes that cannot be named apart
-QUERY_FLOOR = 0.25  # a label astray: under this share of the |theme| papers nearest it are its theme's
-BORDER = 0.05  # a paper is on the border of a theme whose centroid lies within this cosine of its own's
-BORDER_NAME = 0.02  # ... and goes there, writing neither label, if that label lies nearer it by this
-BORDER_THEMES = 3  # the themes whose borders a paper may be on: its nearest centroids
 
 
 @dataclass(frozen=True)
@@ -124,14 +114,6 @@ def name(texts: Texts, placement: Placement, floor: float) -> Naming:
                   {t: named[t].support for t in named}, {t: named[t].faithful for t in named})
 
 
-def supported(naming: Naming, texts: Texts, placement: Placement) -> Naming:
-    """``naming`` with each label's support measured again on the papers ``placement`` gives its theme."""
-    index, stop = texts.corpus.doc_index, texts.corpus.stop
-    support = {t: index.share(index.words(naming.labels[t], stop), set(np.flatnonzero(placement.topics == t).tolist()))
-               for t in placement.ids.tolist()}
-    return Naming(naming.labels, naming.descriptions, support, naming.faithful)
-
-
 def links(graph, placement: Placement) -> np.ndarray:  # noqa: ANN001 - a scipy sparse matrix
     """Theme x theme: the weight of the clustering graph's edges between their papers."""
     from scipy import sparse
@@ -143,57 +125,32 @@ def links(graph, placement: Placement) -> np.ndarray:  # noqa: ANN001 - a scipy 
     return (member.T @ graph @ member).toarray()
 
 
-def astray(placement: Placement, naming: Naming, texts: Texts, embeddings: np.ndarray) -> dict[int, list[int]]:
-    """The themes whose label, used as a reader uses it (a search query, by the papers' model),
-    finds mostly other themes' papers: of the |theme| papers nearest the label's vector, under
-    ``QUERY_FLOOR`` are its own (R-precision, ``metrics.r_precision``). Each with the themes that
-    hold those papers, most first. Empty without the papers' model."""
-    if texts.embed is None:
-        return {}
-    ids = placement.ids.tolist()
-    queries = texts.corpus.embed(texts.embed, [naming.labels[t] for t in ids])
-    out = {}
-    for t, query in zip(ids, queries):
-        found = placement.topics[nearest_papers(query, placement.sizes[t], embeddings)] if placement.sizes[t] else []
-        if len(found) and (found == t).mean() < QUERY_FLOOR:
-            others, counts = np.unique(found[(found != t) & (found != -1)], return_counts=True)
-            out[t] = others[np.argsort(-counts, kind="stable")].tolist()
-    return out
-
-
 def consolidate(placement: Placement, naming: Naming, bound: int, floor: float,
-                linked: np.ndarray | None = None,
-                found: dict[int, list[int]] | None = None) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
+                linked: np.ndarray | None = None) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
     """A new clustering in which each theme that cannot be named (unfaithful label, or support under
     ``floor``) joins the first of its three nearest themes (most ``linked`` in the clustering's
     graph, else nearest centroids) that stays within ``bound``, or else dissolves (its papers become
-    outliers, which then join their nearest theme); and each theme whose label finds other themes'
-    papers (``found``: theme -> those themes, most first; ``astray``) joins the first of three of
-    them that stays within ``bound``, else stays as it is (or dissolves, if it cannot be named). With the (theme, into) pairs, into -1 for
-    a dissolved theme. None when nothing changes. Smallest themes go first; a theme that took
-    another one in this round takes no second; the last theme left never dissolves."""
+    outliers, which then join their nearest theme); with the (theme, into) pairs, into -1 for a
+    dissolved theme. None when every theme can be named. Smallest themes go first; a theme that
+    took another one in this round takes no second; the last theme left never dissolves."""
     ids = placement.ids.tolist()
-    found = found or {}
-    weak = {t for t in ids if naming.faithful[t] is False or naming.support[t] < floor}
-    if not (weak or found) or len(ids) < 2:
+    weak = [t for t in ids if naming.faithful[t] is False or naming.support[t] < floor]
+    if not weak or len(ids) < 2:
         return None
     sizes = dict(placement.sizes)
     core = np.where(placement.core != -1, placement.topics, -1)
     touched: set[int] = set()
     merged: list[tuple[int, int]] = []
-    for t in sorted(weak | set(found), key=lambda t: (sizes[t], t)):
+    for t in sorted(weak, key=lambda t: (sizes[t], t)):
         if t in touched:
             continue
-        neighbours = found.get(t, [])[:3]
-        if t not in found:
-            sims = placement.centroids @ placement.centroids[ids.index(t)]
-            # most linked first; themes equally linked (none at all, say) by their centroids
-            order = (np.lexsort((-sims, -linked[ids.index(t)])) if linked is not None
-                     else np.argsort(-sims, kind="stable"))
-            neighbours = [ids[j] for j in order if ids[j] != t][:3]
+        sims = placement.centroids @ placement.centroids[ids.index(t)]
+        # most linked first; themes equally linked (none at all, say) by their centroids
+        order = np.lexsort((-sims, -linked[ids.index(t)])) if linked is not None else np.argsort(-sims, kind="stable")
+        neighbours = [ids[j] for j in order if ids[j] != t][:3]
         into = next((u for u in neighbours if u not in touched and sizes[u] + sizes[t] <= bound), None)
-        if into is None and (t not in weak or len(set(core.tolist()) - {-1, t}) == 0):
-            continue  # a theme only astray stays; the last theme left never dissolves
+        if into is None and len(set(core.tolist()) - {-1, t}) == 0:
+            continue  # the last theme left never dissolves
         into = -1 if into is None else into
         core[core == t] = into
         touched.add(t)
@@ -202,58 +159,6 @@ def consolidate(placement: Placement, naming: Naming, bound: int, floor: float,
             sizes[into] += sizes[t]
         merged.append((t, into))
     return (core, merged) if touched else None
-
-
-def bordered(placement: Placement, naming: Naming, texts: Texts, embeddings: np.ndarray,
-             bound: int) -> np.ndarray | None:
-    """A new clustering in which the papers on a border go to the theme whose label describes them,
-    so that a reader who searches by a label finds its theme. A clustered paper is on the border of
-    one of its ``BORDER_THEMES`` nearest themes whose centroid lies within ``BORDER`` (cosine) of its
-    own theme's. It moves there when it writes every content word of that theme's label and not of
-    its own label (to the nearest such theme); or, writing neither, when that label's vector lies
-    nearer it than its own label's by more than ``BORDER_NAME`` (with the papers' model). Papers
-    move in row order, and no theme grows beyond ``bound``. None when no paper moves."""
-    ids = placement.ids
-    if len(ids) < 2:
-        return None
-    index, stop = texts.corpus.doc_index, texts.corpus.stop
-    core = np.where(placement.core != -1, placement.topics, -1)
-    rows = np.flatnonzero(core != -1)
-    own = np.searchsorted(ids, core[rows])
-    sims = embeddings[rows] @ placement.centroids.T
-    own_sims = sims[np.arange(len(rows)), own]
-    k = min(BORDER_THEMES, len(ids))
-    nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-    near = np.zeros_like(sims, dtype=bool)
-    np.put_along_axis(near, nearest, True, axis=1)
-    near &= sims >= own_sims[:, None] - BORDER
-    near[np.arange(len(rows)), own] = False
-    writes = np.zeros_like(near)
-    for j, t in enumerate(ids.tolist()):
-        hits = np.fromiter(index.having(index.words(naming.labels[t], stop)), dtype=np.int64)
-        writes[:, j] = np.isin(rows, hits)
-    if texts.embed is not None:
-        named = embeddings[rows] @ texts.corpus.embed(texts.embed, [naming.labels[t] for t in ids.tolist()]).T
-    sizes = np.bincount(own, minlength=len(ids))
-    moved = False
-    for r in np.flatnonzero(near.any(axis=1) & ~writes[np.arange(len(rows)), own]).tolist():
-        candidates = np.flatnonzero(near[r] & (sizes < bound))
-        if not len(candidates):
-            continue
-        written = candidates[writes[r, candidates]]
-        if len(written):
-            to = written[np.argmax(sims[r, written])]
-        elif texts.embed is not None:
-            to = candidates[np.argmax(named[r, candidates])]
-            if named[r, to] <= named[r, own[r]] + BORDER_NAME:
-                continue
-        else:
-            continue
-        core[rows[r]] = ids[to]
-        sizes[to] += 1
-        sizes[own[r]] -= 1
-        moved = True
-    return core if moved else None
 
 
 def central(core: np.ndarray, similarity: np.ndarray) -> np.ndarray:
@@ -340,8 +245,7 @@ class ThemeModel:
         merged: list[tuple[int, int]] = []
         for _ in range(CONSOLIDATION_ROUNDS if clustering.clustered else 0):
             linked = links(clustering.graph, placement) if clustering.graph is not None else None
-            step = consolidate(placement, naming, bound, cfg.min_label_support, linked,
-                               found=astray(placement, naming, texts, embeddings))
+            step = consolidate(placement, naming, bound, cfg.min_label_support, linked)
             if step is None:
                 break
             core, pairs = step
@@ -352,11 +256,6 @@ class ThemeModel:
             core = renumbered(core)
             placement = place(embeddings, core, bound, cfg)
             naming = name(texts, placement, cfg.min_label_support)
-        moved = bordered(placement, naming, texts, embeddings, bound) if clustering.clustered else None
-        if moved is not None:  # the labels stay: the papers moved to them
-            core = moved
-            placement = place(embeddings, core, bound, cfg)
-            naming = supported(naming, texts, placement)
         keyword_core = central(core, placement.similarity) if clustering.graph is not None else core
         ctfidf, words = keywords(texts, embeddings, keyword_core, placement.topics, clustering.bertopic, cfg)
         self._learn(clustering, sizes, bound, placement, naming, merged, ctfidf, words, texts.corpus)
