@@ -145,15 +145,25 @@ class Group:
 def preferred(pool: list[Candidate], group: Group, rnd: Round,
               written_by: Callable[[str], float]) -> tuple[list[Candidate], list[Candidate]]:
     """The group's label candidates in order of preference, as (promoted, ranked). ``ranked``: those
-    that no label took and that lie nearest this group's centroid, best first, then all that no
+    that no label took, nor is the phrase cut from (``cut_from_label``), and that lie nearest this group's centroid, best first, then all that no
     label took (a phrase may come twice). With a floor, ``promoted``: those of the nearest that at
     least the floor's share of the group's papers write as they would be written (``written_by``),
     first in ``ranked`` too."""
-    usable = [c for c in pool if rnd.same(c.words) not in rnd.taken]
+    usable = [c for c in pool if rnd.same(c.words) not in rnd.taken and not cut_from_label(c, group, rnd)]
     nearest_own = [c for c in usable if rnd.verdict.get(c.phrase, group.id) == group.id]
     # a phrase that enough of the papers write, as it would be written, first
     promoted = [c for c in nearest_own if written_by(c.phrase) >= rnd.floor] if rnd.floor > 0 else []
     return promoted, promoted + nearest_own + usable
+
+
+def cut_from_label(candidate: Candidate, group: Group, rnd: Round) -> bool:
+    """Whether the group's papers nearly always write the phrase as part of a label another group
+    took (grown as ``grown`` grows it): "augmented generation", where "Retrieval-augmented
+    generation" is taken, is that label cut short, not a phrase of its own."""
+    corpus = rnd.corpus
+    phrase = corpus.remembered(("extend", group.key, candidate.phrase),
+                               lambda: extend(candidate.phrase, group.sample, corpus.stop))
+    return phrase != candidate.phrase and rnd.same(corpus.doc_index.words(phrase, corpus.stop)) in rnd.taken
 
 
 Label = TypeVar("Label")
@@ -183,14 +193,14 @@ def unclaimed(candidates: list[Candidate], rnd: Round) -> list[Candidate]:
 
 def grown(chosen: Candidate, group: Group, rnd: Round, written_by: Callable[[str], float]) -> tuple[str, frozenset[str]]:
     """The chosen phrase grown by the words its papers nearly always add (``extend``), with its
-    content words; the phrase as chosen where the grown one is another label's, fewer than 85 % as
-    many of the group's papers contain it, or, under a floor, it falls below the floor that the
-    chosen phrase meets (``written_by``)."""
+    content words; the phrase as chosen where fewer than 85 % as many of the group's papers contain
+    the grown one, or, under a floor, it falls below the floor that the chosen phrase meets
+    (``written_by``). A phrase whose grown form is another label's is no candidate
+    (``cut_from_label``)."""
     corpus, stop = rnd.corpus, rnd.corpus.stop
     phrase = corpus.remembered(("extend", group.key, chosen.phrase), lambda: extend(chosen.phrase, group.sample, stop))
     words = corpus.doc_index.words(phrase, stop)
-    if phrase != chosen.phrase and (rnd.same(words) in rnd.taken
-                                    or support(words, group.docs) < 0.85 * chosen.support
+    if phrase != chosen.phrase and (support(words, group.docs) < 0.85 * chosen.support
                                     or rnd.floor > 0 and written_by(phrase) < rnd.floor <= written_by(chosen.phrase)):
         return chosen.phrase, chosen.words
     return phrase, words

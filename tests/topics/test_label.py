@@ -376,9 +376,10 @@ def test_a_label_is_not_written_as_an_acronym_another_label_already_says():
     texts, titles, groups = beside_federated(uav)
     free = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
     assert free[0].label == "UAVs"  # unmanned aerial vehicles: 10 papers write UAV, 4 the words
-    # another theme is "UAV": "unmanned aerial vehicles" is taken, and "aerial vehicles" may not become UAVs
+    # another theme is "UAV": "unmanned aerial vehicles" is taken, "aerial vehicles" may not become UAVs,
+    # and it is "unmanned aerial vehicles" cut short (``cut_from_label``): the theme's own next phrase
     named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP, taken={frozenset({"uav"})})
-    assert named[0].label == "Aerial vehicles"
+    assert named[0].label == "UAVs swarm"
 
 
 def test_a_description_lists_an_acronym_once_whatever_its_number():
@@ -529,3 +530,16 @@ def test_spelling_out_counts_the_acronym_as_written_and_reads_it_in_hyphens_and_
     assert spelled("", "MoE serving", corpus, texts[4:6]) == ""
     assert spelled("RAN slicing · radio access networks", "RAN slicing", corpus, texts[:2]) == \
         "RAN slicing · radio access networks"  # said already
+
+
+def test_a_phrase_cut_from_another_themes_label_is_not_a_label():
+    # both themes write "retrieval augmented generation"; the larger one takes it as its label, and the
+    # smaller one's "augmented generation" is that label cut short, not a phrase of its own
+    rag = [f"Retrieval augmented generation {i}. Retrieval augmented generation with dense retrievers and documents."
+           for i in range(8)]
+    hops = [f"Study {i} of answers. Retrieval augmented generation "
+            + ("for multi-hop question answering." if i % 2 else "over several hops.") for i in range(6)]
+    texts = rag + hops
+    named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 6), [0, 1], np.eye(2), STOP)
+    assert named[0].label == "Retrieval augmented generation"
+    assert named[1].label == "Multi-hop question answering"  # fewer write it, but it is a phrase of its own
