@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from pipeline.topics.words import singular, support
+from pipeline.topics.words import parts_of, singular, support
 
 if TYPE_CHECKING:
     from pipeline.topics.words import Corpus, Embed
@@ -145,25 +145,41 @@ class Group:
 def preferred(pool: list[Candidate], group: Group, rnd: Round,
               written_by: Callable[[str], float]) -> tuple[list[Candidate], list[Candidate]]:
     """The group's label candidates in order of preference, as (promoted, ranked). ``ranked``: those
-    that no label took, nor is the phrase cut from (``cut_from_label``), and that lie nearest this group's centroid, best first, then all that no
-    label took (a phrase may come twice). With a floor, ``promoted``: those of the nearest that at
-    least the floor's share of the group's papers write as they would be written (``written_by``),
-    first in ``ranked`` too."""
-    usable = [c for c in pool if rnd.same(c.words) not in rnd.taken and not cut_from_label(c, group, rnd)]
+    that no label took (a hyphenated word and its parts alike) nor are cut from one
+    (``cut_from_label``) and that lie nearest this group's
+    centroid, best first, then all those (a phrase may come twice). With a floor, ``promoted``:
+    those of the nearest that at least the floor's share of the group's papers write as they would
+    be written (``written_by``), first in ``ranked`` too."""
+    said = {_unhyphenated(words) for words in rnd.taken}  # "retrieval augmented" says "retrieval-augmented"
+    usable = [c for c in pool
+              if _unhyphenated(rnd.same(c.words)) not in said and not cut_from_label(c, group, rnd, said)]
     nearest_own = [c for c in usable if rnd.verdict.get(c.phrase, group.id) == group.id]
     # a phrase that enough of the papers write, as it would be written, first
     promoted = [c for c in nearest_own if written_by(c.phrase) >= rnd.floor] if rnd.floor > 0 else []
     return promoted, promoted + nearest_own + usable
 
 
-def cut_from_label(candidate: Candidate, group: Group, rnd: Round) -> bool:
+def cut_from_label(candidate: Candidate, group: Group, rnd: Round, said: set[frozenset[str]] | None = None) -> bool:
     """Whether the group's papers nearly always write the phrase as part of a label another group
-    took (grown as ``grown`` grows it): "augmented generation", where "Retrieval-augmented
-    generation" is taken, is that label cut short, not a phrase of its own."""
+    took: the phrase grown by ``extend`` (whether or not ``grown`` would take the growth) says what
+    that label says, a hyphenated word and its parts alike. "augmented generation", where
+    "Retrieval-augmented generation" is taken, is that label cut short, not a phrase of its own.
+    ``said``: the taken labels' words, ``_unhyphenated``. Only a phrase whose words are part of a
+    taken label's is grown, so most phrases cost nothing here."""
+    said = said if said is not None else {_unhyphenated(words) for words in rnd.taken}
+    words = _unhyphenated(rnd.same(candidate.words))
+    if not any(words < taken for taken in said):
+        return False
     corpus = rnd.corpus
     phrase = corpus.remembered(("extend", group.key, candidate.phrase),
                                lambda: extend(candidate.phrase, group.sample, corpus.stop))
-    return phrase != candidate.phrase and rnd.same(corpus.doc_index.words(phrase, corpus.stop)) in rnd.taken
+    return phrase != candidate.phrase and _unhyphenated(rnd.same(corpus.doc_index.words(phrase, corpus.stop))) in said
+
+
+def _unhyphenated(words: frozenset[str]) -> frozenset[str]:
+    """``words`` with each hyphenated word that says its parts written as those parts
+    ("retrieval-augmented": retrieval, augmented; ``words.parts_of``)."""
+    return frozenset(w for w in words if not parts_of(frozenset({w}))) | parts_of(words)
 
 
 Label = TypeVar("Label")

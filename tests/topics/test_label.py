@@ -376,10 +376,14 @@ def test_a_label_is_not_written_as_an_acronym_another_label_already_says():
     texts, titles, groups = beside_federated(uav)
     free = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
     assert free[0].label == "UAVs"  # unmanned aerial vehicles: 10 papers write UAV, 4 the words
-    # another theme is "UAV": "unmanned aerial vehicles" is taken, "aerial vehicles" may not become UAVs,
-    # and it is "unmanned aerial vehicles" cut short (``cut_from_label``): the theme's own next phrase
+    # another theme is "UAV": "aerial vehicles", nearly always "unmanned aerial vehicles", is that label
+    # cut short (``cut_from_label``), so the theme takes its next phrase
     named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP, taken={frozenset({"uav"})})
     assert named[0].label == "UAVs swarm"
+    # where only 4 of 7 write "unmanned" before it, it is a phrase of its own, but may not become "UAVs"
+    texts, titles, groups = beside_federated(uav + [f"Small aerial vehicles {i}. Small aerial vehicles fly." for i in range(3)])
+    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP, taken={frozenset({"uav"})})
+    assert named[0].label == "Aerial vehicles"
 
 
 def test_a_description_lists_an_acronym_once_whatever_its_number():
@@ -532,14 +536,15 @@ def test_spelling_out_counts_the_acronym_as_written_and_reads_it_in_hyphens_and_
         "RAN slicing · radio access networks"  # said already
 
 
-def test_a_phrase_cut_from_another_themes_label_is_not_a_label():
-    # both themes write "retrieval augmented generation"; the larger one takes it as its label, and the
-    # smaller one's "augmented generation" is that label cut short, not a phrase of its own
-    rag = [f"Retrieval augmented generation {i}. Retrieval augmented generation with dense retrievers and documents."
-           for i in range(8)]
+@pytest.mark.parametrize("hyphen", [" ", "-"])
+def test_a_phrase_cut_from_another_themes_label_is_not_a_label(hyphen):
+    # both themes write retrieval augmented generation, the larger one (its label) with or without the
+    # hyphen; the smaller one's "augmented generation" is that label cut short, not a phrase of its own
+    rag = [f"Retrieval{hyphen}augmented generation {i}. Retrieval{hyphen}augmented generation with dense "
+           "retrievers and documents." for i in range(8)]
     hops = [f"Study {i} of answers. Retrieval augmented generation "
             + ("for multi-hop question answering." if i % 2 else "over several hops.") for i in range(6)]
     texts = rag + hops
     named = name_groups(texts, [t.split(". ")[0] for t in texts], groups_of(8, 6), [0, 1], np.eye(2), STOP)
-    assert named[0].label == "Retrieval augmented generation"
+    assert named[0].label == f"Retrieval{hyphen}augmented generation"
     assert named[1].label == "Multi-hop question answering"  # fewer write it, but it is a phrase of its own
