@@ -146,8 +146,8 @@ def preferred(pool: list[Candidate], group: Group, rnd: Round,
               written_by: Callable[[str], float]) -> tuple[list[Candidate], list[Candidate]]:
     """The group's label candidates in order of preference, as (promoted, ranked). ``ranked``: those
     that no label took (a hyphenated word and its parts alike) nor are cut from one
-    (``cut_from_label``) and that lie nearest this group's
-    centroid, best first, then all those (a phrase may come twice). With a floor, ``promoted``:
+    (``cut_from_label``) and that lie nearest this group's centroid, best first, then all those (a
+    phrase may come twice). With a floor, ``promoted``:
     those of the nearest that at least the floor's share of the group's papers write as they would
     be written (``written_by``), first in ``ranked`` too."""
     said = {_unhyphenated(words) for words in rnd.taken}  # "retrieval augmented" says "retrieval-augmented"
@@ -159,14 +159,13 @@ def preferred(pool: list[Candidate], group: Group, rnd: Round,
     return promoted, promoted + nearest_own + usable
 
 
-def cut_from_label(candidate: Candidate, group: Group, rnd: Round, said: set[frozenset[str]] | None = None) -> bool:
+def cut_from_label(candidate: Candidate, group: Group, rnd: Round, said: set[frozenset[str]]) -> bool:
     """Whether the group's papers nearly always write the phrase as part of a label another group
     took: the phrase grown by ``extend`` (whether or not ``grown`` would take the growth) says what
     that label says, a hyphenated word and its parts alike. "augmented generation", where
     "Retrieval-augmented generation" is taken, is that label cut short, not a phrase of its own.
     ``said``: the taken labels' words, ``_unhyphenated``. Only a phrase whose words are part of a
     taken label's is grown, so most phrases cost nothing here."""
-    said = said if said is not None else {_unhyphenated(words) for words in rnd.taken}
     words = _unhyphenated(rnd.same(candidate.words))
     if not any(words < taken for taken in said):
         return False
