@@ -23,7 +23,9 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
     label used as a reader uses it, as a search query (lexical F1 of the papers holding its words;
     R-precision of the papers nearest its embedding), with what the best title phrase picked with
     hindsight and the theme's own centroid reach, and stability: the ARI between fits with two
-    different seeds. Then each theme's label with its two figures, largest theme first.
+    different seeds. Then each theme's label with its two figures, largest theme first, and each
+    area's: named by a phrase its themes share (the share of its papers in themes that write it,
+    and how many such themes) or by its two largest themes.
 
     \b
     Example:
@@ -33,7 +35,7 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
         from pipeline.topics.evaluate import evaluate as score
 
         result = score(obj.config(), stability=not no_stability)
-        themes = result.pop("themes", [])
+        themes, areas = result.pop("themes", []), result.pop("areas", [])
         width = max(len(k) for k in result)
         for key, value in result.items():
             click.echo(f"{key:<{width}}  {value}")
@@ -42,6 +44,12 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
             for row in themes:
                 click.echo(f"{row['label']} ({row['papers']})  {row['lexical_f1']:.2f}  {row['r_precision']:.2f}  "
                            f"{row['hindsight_phrase']} ({row['hindsight_f1']:.2f})")
+        if areas:  # named for what the area's themes share, or by its two largest themes
+            click.echo("\narea (papers, themes)  named by")
+            for row in areas:
+                how = ("its two largest themes" if row["named_by"] == "themes" else
+                       f"a phrase {row['themes_writing']} of its themes write, {row['shared']:.0%} of its papers")
+                click.echo(f"{row['label']} ({row['papers']}, {row['themes']})  {how}")
 
     guard(obj, go)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.topics.names import AreasToName
+from pipeline.topics.names import AreasToName, by_themes
 from pipeline.topics.state import State
 
 
@@ -160,8 +160,9 @@ def outline(tree) -> str:  # noqa: ANN001 - a TopicTree table
 def cut(state: State, topics: np.ndarray, embeddings: np.ndarray, paper_ids: list[str], *,
         previous: State | None = None, previous_topics: dict[str, int] | None = None) -> AreasToName:
     """Group the state's themes into areas (``build_tree``), with stable ids: on a refit an area keeps
-    the id, and the label, of the previous area it shares most papers with. Sets the state's areas
-    and tree; the areas are named with the rest of the run (``names.name_run``)."""
+    the id, and the label (unless it was two of its themes', ``names.by_themes``), of the previous
+    area it shares most papers with. Sets the state's areas and tree; the areas are named with the
+    rest of the run (``names.name_run``)."""
     from pipeline.topics.placement import centroids_of
 
     ids = state.ids.tolist()
@@ -183,6 +184,7 @@ def cut(state: State, topics: np.ndarray, embeddings: np.ndarray, paper_ids: lis
     centroids = (centroids_of(embeddings, paper_area, area_ids) if area_ids
                  else np.zeros((0, embeddings.shape[1]), np.float32))
     kept = {a: previous.area_labels[a] for a in area_ids
-            if previous is not None and a in previous.area_labels and a in old_members}
+            if previous is not None and a in previous.area_labels and a in old_members
+            and not by_themes(previous.area_labels[a], previous.labels.values())}
     state.area_of, state.tree = dict(tree.area_of), [dict(row) for row in tree.rows]
-    return AreasToName(np.arange(len(topics)), paper_area, area_ids, centroids, kept)
+    return AreasToName(np.arange(len(topics)), paper_area, np.asarray(topics), area_ids, centroids, kept)

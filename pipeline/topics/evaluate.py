@@ -3,7 +3,7 @@
 Scores the assignment in ``doc_topics.parquet`` (see ``metrics``), the labels (each label embedded
 with the papers' model: does it lie nearest its own theme's centroid; how many of the theme's papers
 contain every content word of it; duplicate or near-duplicate labels), the largest theme's share, the
-number of areas, and stability: the themes are fitted again from the cached embeddings with the
+number of areas and whether each is named for what its themes share, and stability: the themes are fitted again from the cached embeddings with the
 configured seed and with ``seed + 1``, and the ARI between the two fits is reported. Writes
 ``reports/evaluation/metrics.json``.
 """
@@ -21,7 +21,8 @@ from pipeline.schemas import DocTopics, Papers
 from pipeline.topics import embed, paper_texts
 from pipeline.topics.embed import Embedder, EmbeddingCache
 from pipeline.topics.fitted import load_state
-from pipeline.topics.metrics import agreement, hindsight, label_measures, r_precision, reader_measures, summary
+from pipeline.topics.metrics import (agreement, area_measures, hindsight, label_measures, r_precision, reader_measures,
+                                     summary)
 from pipeline.topics.vocabulary import stop_words
 from pipeline.topics.words import WordIndex
 
@@ -49,6 +50,7 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
                             index))
     floor = cfg.topics.min_label_support
     result[f"labels_below_{floor:.2f}_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < floor)
+    result["areas"] = area_measures(state.area_labels, state.area_of, state.labels, topics, index, stop, floor)
     if stability:
         from pipeline.topics.model import ThemeModel
 

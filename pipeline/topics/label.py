@@ -48,12 +48,17 @@ class Named:
     description: str
     support: float
     faithful: bool | None  # None when no embedder was given
+    chosen: bool = True  # False where no candidate was left: the label joins its strongest phrases (``_unnamed``)
+
+
+Accept = Callable[[int, list[Candidate], Corpus, Embed | None], list[Candidate]]
 
 
 def name_groups(
     texts: Sequence[str], titles: Sequence[str], groups: np.ndarray, ids: Sequence[int], centroids: np.ndarray,
     stop: frozenset[str], *, embed: Embed | None = None, order: Sequence[int] | None = None,
     taken: set[frozenset[str]] | None = None, corpus: Corpus | None = None, floor: float = 0.0,
+    accept: Accept | None = None,
 ) -> dict[int, Named]:
     """Name each group in ``ids`` (``groups`` holds each paper's group, -1 for none).
 
@@ -65,7 +70,9 @@ def name_groups(
     share of its papers write word for word (``written_share``: an acronym and its words apart, the
     phrase as ``abbreviated`` would write it) before one that fewer write, although this scores
     higher; the first such phrase whose label, as finally written (the acronym form may be refused),
-    at least this share write. When none is, the best phrase is taken as without a floor."""
+    at least this share write. When none is, the best phrase is taken as without a floor.
+    ``accept(group, candidates, corpus, embed)``: the candidates a group may be named by (an area:
+    the phrases its themes share, ``names.Shared``); the description is still of all of them."""
     ids = [int(t) for t in ids]
     groups = np.asarray(groups)
     if corpus is not None and (corpus.stop != stop or (texts is not corpus.texts and list(texts) != list(corpus.texts))):
@@ -75,7 +82,7 @@ def name_groups(
     keys = {t: hashlib.blake2b(members[t].astype(np.int64).tobytes(), digest_size=16).digest() for t in ids}
     order = list(order) if order is not None else sorted(ids, key=lambda t: (-len(members[t]), t))
     found = {t: corpus.remembered(("candidates", keys[t]), lambda t=t: candidates_of(members[t], corpus)) for t in ids}
-    pools = {t: pooled(found[t]) for t in ids}
+    pools = {t: pooled(accept(t, found[t], corpus, embed) if accept else found[t]) for t in ids}
     same = corpus.doc_index.expand
     rnd = Round(corpus, ids, centroids, embed, verdicts(pools, ids, centroids, corpus, embed),
                 {same(words) for words in taken or ()}, floor)
@@ -126,7 +133,7 @@ def _unnamed(group: Group, candidates: list[Candidate], rnd: Round) -> Named:
     rnd.taken.add(rnd.same(key))
     fits = support(key, group.docs) if words else 0.0
     return Named(capitalised(label), description(candidates, None, group.sample, expand=rnd.same, stop=rnd.corpus.stop),
-                 fits, None)
+                 fits, None, chosen=False)
 
 
 def _write(chosen: Candidate, group: Group, rnd: Round, written_by: Callable[[str], float]) -> _Written:

@@ -267,3 +267,28 @@ def hindsight(topics: np.ndarray, titles: Sequence[str], ids: Sequence[int], ind
                     best = (phrase, f1)
         out[t] = best
     return out
+
+
+def area_measures(area_labels: dict[int, str], area_of: dict[int, int], labels: dict[int, str], topics: np.ndarray,
+                  index, stop: frozenset[str], floor: float) -> list[dict]:  # noqa: ANN001 - a words.WordIndex
+    """Whether each area is named for what its themes share: named by two of its themes ("A & B",
+    ``names.by_themes``), or by a phrase, with the share of the area's papers in the themes of which
+    at least ``floor`` write every content word of it (``shared``) and how many such themes there are.
+    An area named after one of its themes has one theme writing its name."""
+    from pipeline.topics.names import by_themes
+
+    topics = np.asarray(topics)
+    out = []
+    for a, label in sorted(area_labels.items()):
+        themes = [t for t, area in area_of.items() if area == a]
+        rows = {t: set(np.flatnonzero(topics == t).tolist()) for t in themes}
+        papers = sum(map(len, rows.values()))
+        row = {"area": a, "label": label, "papers": papers, "themes": len(themes)}
+        if by_themes(label, [labels[t] for t in themes]):
+            out.append({**row, "named_by": "themes"})
+            continue
+        hits = index.having(index.words(label, stop))
+        writing = [t for t in themes if rows[t] and len(hits & rows[t]) >= floor * len(rows[t])]
+        out.append({**row, "named_by": "phrase", "themes_writing": len(writing),
+                    "shared": round(sum(len(rows[t]) for t in writing) / max(papers, 1), 3)})
+    return out

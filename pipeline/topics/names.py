@@ -13,6 +13,13 @@ leaves, in the order it asked:
 - each group still forming (``FormingToName``), a tentative label against its nearest theme's papers;
 - the areas (``AreasToName``), where the themes were fitted before areas existed.
 
+An area is named for what its themes share (``Shared``): a phrase that at least
+``min_label_support`` of the papers of two or more of its themes write, themes that hold at least
+half its papers, and that lies clearly nearer its own area than any other. An area whose themes
+share no such phrase is named by its two largest themes ("Gaussian Splatting & Depth estimation"):
+it is a neighbourhood of the map, not a subject, and a phrase of one theme or a word every area
+writes would mislead.
+
 Each request holds what things were when it was made, so naming later names the same. Every
 request is put to ``label.name_groups`` the same way (``_Ask``) and its answer applied to the state.
 The theme labels are then made unique (``state.distinct_labels``).
@@ -22,13 +29,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.label import Named, name_groups
+from pipeline.topics.candidates import Candidate
+from pipeline.topics.label import Accept, Named, name_groups
 from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
 from pipeline.topics.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
 from pipeline.topics.words import Corpus, Embed, WordIndex, content_words
@@ -37,6 +45,8 @@ log = logging.getLogger(__name__)
 
 NEIGHBOURS = 8  # a theme an update names is named against the papers of this many nearest themes
 FORMING_CONTEXT = 400  # a forming group is named against at most this many papers of its nearest theme
+SHARED = 0.5  # an area's name is written in themes that hold at least this share of its papers
+MARGIN = 0.075  # and lies nearer the area's centroid than any other area's by at least this cosine
 
 
 @dataclass(frozen=True)
@@ -70,11 +80,13 @@ class FormingToName:
 @dataclass(frozen=True)
 class AreasToName:
     """Areas cut above the themes (``areas.cut``): the papers they were cut on (``rows``: all, or a
-    sampled fit's sample), each one's area (-1 none), the area ids and centroids, the labels kept
-    from the previous fit, and those papers already prepared for naming (the theme model's, or None)."""
+    sampled fit's sample), each one's area (-1 none) and theme, in the order of ``rows``, the area
+    ids and centroids, the labels kept from the previous fit, and those papers already prepared for
+    naming (the theme model's, or None)."""
 
     rows: np.ndarray
     area_of_paper: np.ndarray
+    theme_of_paper: np.ndarray
     ids: list[int]
     centroids: np.ndarray
     kept: dict[int, str]
@@ -98,6 +110,7 @@ class _Ask:
     floor: float = 0.0
     faithful: bool = True  # judge faithfulness with the embedding model
     corpus: Corpus | None = None
+    accept: Accept | None = None
 
 
 def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | None, cfg: TopicsConfig, *,
@@ -114,7 +127,7 @@ def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | N
         sub_texts = [texts[i] for i in ask.rows]
         named = name_groups(sub_texts, [titles[i] for i in ask.rows], ask.groups, ask.ids, ask.centroids, stop,
                             embed=embed if ask.faithful else None, order=ask.order, taken=ask.taken,
-                            corpus=ask.corpus, floor=ask.floor)
+                            corpus=ask.corpus, floor=ask.floor, accept=ask.accept)
         if isinstance(job, ThemeToName):
             _theme_named(job, named[job.theme], state, sub_texts, ask.groups, cfg)
             if job.support_on is not None:
@@ -140,7 +153,39 @@ def _ask(job: ToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> 
         rows = np.concatenate([job.rows, np.flatnonzero(job.topics == job.nearest)[:FORMING_CONTEXT]])
         return _Ask(rows, np.where(np.isin(rows, job.rows), 0, 1), [0, 1], np.zeros((2, 1)), order=[0],
                     faithful=False)
-    return _Ask(job.rows, job.area_of_paper, job.ids, job.centroids, corpus=job.corpus)
+    return _Ask(job.rows, job.area_of_paper, job.ids, job.centroids, corpus=job.corpus,
+                accept=Shared(job, cfg.min_label_support))
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The phrases an area may be named by (``name_groups``'s ``accept``): those that at least
+    ``floor`` of the papers of two or more of its themes write (every content word, as label support
+    counts them), themes that together hold at least ``SHARED`` of the area's papers, and whose
+    vector lies nearer the area's centroid than any other area's by ``MARGIN`` (with an embedder and
+    two or more areas). "Edge computing" passes for the cs.DC area of offloading, edge devices,
+    the edge-cloud continuum and UAVs; "Neural networks", which its themes write too, lies about as
+    near every area of the field."""
+
+    job: AreasToName
+    floor: float
+
+    def __call__(self, area: int, candidates: list[Candidate], corpus: Corpus, embed: Embed | None) -> list[Candidate]:
+        members = self.job.area_of_paper == area
+        themes = [set(np.flatnonzero(members & (self.job.theme_of_paper == t)).tolist())
+                  for t in np.unique(self.job.theme_of_paper[members])]
+        shared = []
+        for c in candidates:
+            having = corpus.doc_index.having(c.words)
+            writing = [rows for rows in themes if len(having & rows) >= self.floor * len(rows)]
+            if len(writing) >= 2 and sum(map(len, writing)) >= SHARED * members.sum():
+                shared.append(c)
+        if embed is None or len(self.job.ids) < 2 or not shared:
+            return shared
+        near = corpus.embed(embed, [c.phrase for c in shared]) @ np.asarray(self.job.centroids).T
+        own = self.job.ids.index(area)
+        others = np.delete(near, own, axis=1).max(axis=1)
+        return [c for c, mine, other in zip(shared, near[:, own], others, strict=True) if mine - other >= MARGIN]
 
 
 def _theme_ask(job: ThemeToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:
@@ -164,7 +209,10 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
     words = ctfidf_words(texts, groups, cfg)
     words = rerank_by_coverage({t: words.get(t, [])}, texts, groups, cfg)[t]
     label = unique_label(named.label, words, {v for u, v in state.labels.items() if u != t}, t)
+    before = state.labels.get(t)
     state.labels[t], state.words[t] = label, words
+    if before is not None and before != label:
+        _areas_follow(state, before, label)
     state.descriptions[t] = described(label, named.description)
     state.support[t] = float(named.support)
     for row in state.tree:
@@ -176,11 +224,12 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
 
 
 def _areas_named(job: AreasToName, named: dict[int, Named], state: State) -> None:
-    """The areas' labels (one kept from the previous fit first; a label two areas would share gains
-    the area's id), descriptions, and the labels in the tree."""
+    """The areas' labels (one kept from the previous fit first; one whose themes share no phrase
+    named by its two largest themes, ``_by_themes``; a label two areas would share gains the area's
+    id), descriptions, and the labels in the tree."""
     labels, used = {}, set(job.kept.values())
     for a in job.ids:
-        label = job.kept.get(a) or named[a].label
+        label = job.kept.get(a) or (named[a].label if named[a].chosen else _by_themes(job, a, state))
         if label in labels.values() or (a not in job.kept and label in used):
             label = f"{label} ({a})"
         labels[a] = label
@@ -188,3 +237,26 @@ def _areas_named(job: AreasToName, named: dict[int, Named], state: State) -> Non
     state.area_descriptions = {a: named[a].description for a in job.ids}
     names = {f"theme:{t}": state.labels[t] for t in state.ids.tolist()} | {f"area:{a}": labels[a] for a in job.ids}
     state.tree = [{**row, "label": names.get(row["node"])} for row in state.tree]
+
+
+def by_themes(label: str, theme_labels: Iterable[str]) -> bool:
+    """Whether an area's label is two of its themes' ("A & B", ``_by_themes``): such a label follows
+    its themes (``_areas_follow``) and is not kept from one fit to the next (``areas.cut``)."""
+    parts = label.split(" & ")
+    return len(parts) == 2 and set(parts) <= set(theme_labels)
+
+
+def _areas_follow(state: State, before: str, label: str) -> None:
+    """A theme named again from ``before`` to ``label``: an area named by its themes says the new label."""
+    for a, area_label in state.area_labels.items():
+        if by_themes(area_label, [*state.labels.values(), before]) and before in area_label.split(" & "):
+            state.area_labels[a] = " & ".join(label if part == before else part for part in area_label.split(" & "))
+    state.tree = [{**row, "label": state.area_labels.get(row["area"], row["label"])} if row["level"] == "area" else row
+                  for row in state.tree]
+
+
+def _by_themes(job: AreasToName, area: int, state: State) -> str:
+    """The labels of the area's two largest themes (most papers, then lowest id), "A & B"."""
+    themes, sizes = np.unique(job.theme_of_paper[job.area_of_paper == area], return_counts=True)
+    largest = sorted(zip(-sizes, themes.tolist()))[:2]
+    return " & ".join(state.labels[int(t)] for _, t in largest)

@@ -141,7 +141,7 @@ def test_weekly_themes_are_grouped_under_their_areas_and_areas_can_replace_them(
     assert sum(total for _, total, _ in built.groups) == built.trend["count"].sum()
     for area, _, rows in built.groups:  # every theme sits under its own area
         assert set(info.set_index("topic").loc[rows["topic"], "area_label"]) == {area}
-        assert f'<tr class="area"><th colspan="7">{area}' in html.replace("&#39;", "'")
+        assert f'<tr class="area"><th colspan="7">{html_escape(area, quote=False)}' in html.replace("&#39;", "'")
     assert info.set_index("topic").loc[built.groups[0][2]["topic"].iloc[0], "description"] in html.replace("&#39;", "'")
 
     result = report.write_weekly(themed, "2026-W24", level="area")
@@ -161,7 +161,7 @@ def test_survey_groups_themes_under_areas_and_has_an_area_level(themed, hash_emb
     folders = sorted((themed.paths.reports / "survey").iterdir())
     assert [f.name.endswith("-areas") for f in folders] == [False, True]
     html = (folders[0] / "index.html").read_text().replace("&#39;", "'")
-    assert all(f"{label} · " in html for label in set(info["area_label"]))
+    assert all(f"{html_escape(label, quote=False)} · " in html for label in set(info["area_label"]))
     md = (folders[1] / "report.md").read_text()
     assert f"in {info['area'].nunique()} areas." in md
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from pipeline.topics.metrics import agreement, diversity, npmi, summary
@@ -86,3 +87,22 @@ def test_a_label_used_as_a_search_query_is_scored_by_its_hits_and_its_nearest_pa
     titles = [t.split(". ")[0] for t in texts]
     best = hindsight(topics, titles, [0, 1], WordIndex(texts), frozenset())
     assert best[0] == ("collective", 1.0) and best[1] == ("checkpointing", 1.0)
+
+
+def test_area_measures_say_which_areas_are_named_for_what_their_themes_share():
+    from pipeline.topics.metrics import area_measures
+    from pipeline.topics.words import WordIndex
+
+    texts = (["stream processing of windowed joins"] * 6 + ["stream processing with watermarks"] * 4
+             + ["graph partitioning by edge cuts"] * 5 + ["protein folding maps"] * 5 + ["crop yields"] * 5)
+    topics = np.repeat([1, 2, 3, 4, 5], [6, 4, 5, 5, 5])
+    labels = {1: "Windowed joins", 2: "Watermarks", 3: "Graph partitioning", 4: "Protein folding", 5: "Crop yields"}
+    area_of = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1}
+    shared = area_measures({0: "Stream processing", 1: "Protein folding & Crop yields"}, area_of, labels, topics,
+                           WordIndex(texts), frozenset({"of", "with", "by"}), 0.1)
+    assert shared[0] == {"area": 0, "label": "Stream processing", "papers": 15, "themes": 3, "named_by": "phrase",
+                         "themes_writing": 2, "shared": round(10 / 15, 3)}
+    assert shared[1]["named_by"] == "themes"
+    [after_one] = area_measures({0: "Graph partitioning"}, area_of, labels, topics, WordIndex(texts),
+                                frozenset({"of", "with", "by"}), 0.1)
+    assert after_one["themes_writing"] == 1 and after_one["shared"] == round(5 / 15, 3)  # named after one theme

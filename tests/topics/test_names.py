@@ -81,3 +81,67 @@ def test_a_theme_is_named_against_the_themes_there_were_when_it_asked(store, mon
     assert np.array_equal(centroids, job.centroids[ids])  # the themes' centroids when it asked
     # but its label is unique among the labels there are when it is named
     assert result.state.labels[3] != alone.state.labels[3]
+
+
+def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int], embed=None):  # noqa: ANN001, ANN202
+    """A run that left only its areas to name: each theme's papers and the area each theme is in, the
+    areas' centroids unit vectors along their own axes."""
+    from pipeline.topics.names import AreasToName
+    from pipeline.topics.state import Assignment, State
+
+    themes = np.array([t for t, texts in texts_by_theme.items() for _ in texts])
+    texts = [text for t in texts_by_theme for text in texts_by_theme[t]]
+    area_ids = sorted(set(area_of.values()))
+    state = State(np.array(sorted(texts_by_theme)), np.eye(len(texts_by_theme), 4, dtype=np.float32), {},
+                  {t: f"Theme label {t}" for t in texts_by_theme}, "test", max(texts_by_theme) + 1, "now",
+                  area_of=dict(area_of), tree=[{"node": f"area:{a}", "parent": None, "level": "area", "topic": None,
+                                                "area": a, "label": None, "size": 0, "distance": 0.0} for a in area_ids])
+    job = AreasToName(np.arange(len(texts)), np.array([area_of[t] for t in themes]), themes, area_ids,
+                      np.eye(len(area_ids), 4, dtype=np.float32), {})
+    result = Assignment(themes, np.ones(len(texts)), state, [], "fit", to_name=[job])
+    name_run(result, texts, None, TopicsConfig(), embed=embed)
+    return result.state.area_labels, result, texts
+
+
+def _papers(phrase: str, n: int, filler: str) -> list[str]:
+    return [f"Paper {i} on {phrase} with {filler} number {i}. We study {phrase} and {filler} in depth."
+            for i in range(n)]
+
+
+def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_two_largest_themes():
+    texts = {
+        # area 0: "stream processing" is written in two of its three themes, which hold most of its papers
+        1: _papers("stream processing", 12, "windowed joins"),
+        2: _papers("stream processing", 10, "watermark delays"),
+        3: _papers("graph partitioning", 6, "edge cuts"),
+        # area 1: each theme writes its own phrase; the largest's is the area's best, but one theme's
+        4: _papers("protein folding", 14, "contact maps"),
+        5: _papers("crop yields", 8, "soil moisture"),
+        6: _papers("sea ice", 7, "melt ponds"),
+    }
+    labels, result, all_texts = _areas_to_name(texts, {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1})
+    assert labels[0] == "Stream processing"
+    assert labels[1] == "Theme label 4 & Theme label 5"  # the two largest themes, largest first
+    # a theme named again (one author's series, a young theme): the area says its new label
+    state = result.state
+    result.to_name = [ThemeToName(4, np.flatnonzero(result.topics == 4), result.topics, state.ids, state.centroids)]
+    name_run(result, all_texts, None, TopicsConfig())
+    assert state.labels[4] != "Theme label 4" and state.area_labels[1] == f"{state.labels[4]} & Theme label 5"
+    assert [row["label"] for row in state.tree] == [state.area_labels[0], state.area_labels[1]]
+
+
+def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
+    texts = {1: _papers("stream processing", 12, "windowed joins"), 2: _papers("stream processing", 10, "watermarks"),
+             4: _papers("protein folding", 14, "contact maps"), 5: _papers("protein folding", 8, "soil moisture")}
+    area_of = {1: 0, 2: 0, 4: 1, 5: 1}
+
+    def embed(phrases: list[str]) -> np.ndarray:  # area 0's centroid is the first axis, area 1's the second
+        out = np.zeros((len(phrases), 4), np.float32)
+        for i, p in enumerate(phrases):
+            out[i] = [1, 0.97, 0, 0] if p == "stream processing" else [0, 1, 0, 0] if p == "protein folding" else [0, 0, 1, 0]
+        return out
+
+    labels = _areas_to_name(texts, area_of, embed)[0]
+    assert labels[1] == "Protein folding"  # clearly nearest its own area
+    assert labels[0] == "Theme label 1 & Theme label 2"  # 0.72 against 0.70: not clearly its own
+    assert _areas_to_name(texts, area_of)[0][0] == "Stream processing"  # without the embedder, shared is enough

@@ -236,3 +236,23 @@ def test_a_paper_is_sampled_by_its_id_so_a_grown_corpus_keeps_its_sample():
     assert 960 <= len(first & again) < 1000 and all(p.startswith("2508.") for p in again - first)
     assert len(first & {ids[i] for i in sample_rows(ids, 1000, 7)}) < 300  # another seed, another sample
     assert len(sample_rows(ids[:50], 1000, 42)) == 50
+
+
+def test_a_refit_keeps_an_areas_phrase_but_not_a_label_made_of_its_old_themes():
+    from pipeline.topics.state import State
+
+    centroids = centroids_two_groups()
+    topics = np.repeat(np.arange(7), 5)
+    paper_ids = [f"p{i}" for i in range(len(topics))]
+    embeddings = centroids[topics].astype(np.float32)
+
+    def state(labels: dict[int, str]) -> State:
+        return State(np.arange(7), centroids, {}, labels, "test", 7, "now")
+
+    first = state({t: f"Old theme {t}" for t in range(7)})
+    areas.cut(first, topics, embeddings, paper_ids)
+    big, small = first.area_of[3], first.area_of[0]
+    first.area_labels = {big: "Old theme 3 & Old theme 4", small: "Stream processing"}
+    refit = state({t: f"New theme {t}" for t in range(7)})
+    job = areas.cut(refit, topics, embeddings, paper_ids, previous=first, previous_topics=dict(zip(paper_ids, topics.tolist())))
+    assert job.kept == {small: "Stream processing"}  # the themes' label is named again from the new themes
