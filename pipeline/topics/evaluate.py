@@ -3,9 +3,9 @@
 Scores the assignment in ``doc_topics.parquet`` (see ``metrics``), the labels (each label embedded
 with the papers' model: does it lie nearest its own theme's centroid; how many of the theme's papers
 contain every content word of it; duplicate or near-duplicate labels), the largest theme's share, the
-number of areas and whether each is named for what its themes share, and stability: the themes are fitted again from the cached embeddings with the
-configured seed and with ``seed + 1``, and the ARI between the two fits is reported. Writes
-``reports/evaluation/metrics.json``.
+number of areas and whether each is named for what its themes share, and stability: the themes are
+fitted again from the cached embeddings with the configured seed and with ``seed + 1``, and the ARI
+between the two fits is reported. Writes ``reports/evaluation/metrics.json``.
 """
 
 from __future__ import annotations

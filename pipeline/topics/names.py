@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.candidates import Candidate
+from pipeline.topics.candidates import MIN_WORDS, Candidate
 from pipeline.topics.label import Accept, Named, name_groups
 from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
 from pipeline.topics.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
@@ -137,7 +137,7 @@ def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | N
         elif isinstance(job, FormingToName):
             tentative[job.key] = named[0].label
         else:
-            _areas_named(job, named, state)
+            _areas_named(job, named, state, ask.accept)
     if tentative:
         result.forming = [dataclasses.replace(f, label=tentative.get(f.key, f.label)) for f in result.forming]
         state.forming = [{**kept, "label": f.label} for kept, f in zip(state.forming, result.forming, strict=True)]
@@ -157,35 +157,42 @@ def _ask(job: ToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> 
                 accept=Shared(job, cfg.min_label_support))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Shared:
     """The phrases an area may be named by (``name_groups``'s ``accept``): those that at least
     ``floor`` of the papers of two or more of its themes write (every content word, as label support
-    counts them), themes that together hold at least ``SHARED`` of the area's papers, and whose
-    vector lies nearer the area's centroid than any other area's by ``MARGIN`` (with an embedder and
-    two or more areas). "Edge computing" passes for the cs.DC area of offloading, edge devices,
-    the edge-cloud continuum and UAVs; "Neural networks", which its themes write too, lies about as
-    near every area of the field."""
+    counts them), themes that together hold at least ``SHARED`` of the area's papers, and, with an
+    embedder and two or more areas, whose vector lies nearer the area's centroid than any other
+    area's by ``MARGIN``: a phrase that themes everywhere write ("neural networks") lies about as
+    near another area. A label kept from the previous fit (``job.kept``) is put to the same test,
+    and ``keeps`` says whether it passed."""
 
     job: AreasToName
     floor: float
+    keeps: dict[int, bool] = dataclasses.field(default_factory=dict)
 
     def __call__(self, area: int, candidates: list[Candidate], corpus: Corpus, embed: Embed | None) -> list[Candidate]:
+        phrases = {c.phrase: c.words for c in candidates if len(c.phrase.split()) >= MIN_WORDS}  # a label's length
+        kept = self.job.kept.get(area)
+        if kept is not None:
+            phrases[kept] = corpus.doc_index.words(kept, corpus.stop)
         members = self.job.area_of_paper == area
         themes = [set(np.flatnonzero(members & (self.job.theme_of_paper == t)).tolist())
                   for t in np.unique(self.job.theme_of_paper[members])]
         shared = []
-        for c in candidates:
-            having = corpus.doc_index.having(c.words)
+        for phrase, words in phrases.items():
+            having = corpus.doc_index.having(words)
             writing = [rows for rows in themes if len(having & rows) >= self.floor * len(rows)]
             if len(writing) >= 2 and sum(map(len, writing)) >= SHARED * members.sum():
-                shared.append(c)
-        if embed is None or len(self.job.ids) < 2 or not shared:
-            return shared
-        near = corpus.embed(embed, [c.phrase for c in shared]) @ np.asarray(self.job.centroids).T
-        own = self.job.ids.index(area)
-        others = np.delete(near, own, axis=1).max(axis=1)
-        return [c for c, mine, other in zip(shared, near[:, own], others, strict=True) if mine - other >= MARGIN]
+                shared.append(phrase)
+        if embed is not None and len(self.job.ids) >= 2 and shared:
+            near = corpus.embed(embed, shared) @ np.asarray(self.job.centroids).T
+            own = self.job.ids.index(area)
+            others = np.delete(near, own, axis=1).max(axis=1)
+            shared = [p for p, mine, other in zip(shared, near[:, own], others, strict=True) if mine - other >= MARGIN]
+        if kept is not None:
+            self.keeps[area] = kept in shared
+        return [c for c in candidates if c.phrase in set(shared)]
 
 
 def _theme_ask(job: ThemeToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:
@@ -223,14 +230,16 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
                  f" (split of theme {job.born.from_topic})" if job.born.from_topic is not None else "")
 
 
-def _areas_named(job: AreasToName, named: dict[int, Named], state: State) -> None:
-    """The areas' labels (one kept from the previous fit first; one whose themes share no phrase
-    named by its two largest themes, ``_by_themes``; a label two areas would share gains the area's
-    id), descriptions, and the labels in the tree."""
-    labels, used = {}, set(job.kept.values())
+def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared) -> None:
+    """The areas' labels (one kept from the previous fit first, where it still names what the area's
+    themes share, ``Shared.keeps``; one whose themes share no phrase named by its two largest themes,
+    ``_by_themes``; a label two areas would share gains the area's id), descriptions, and the labels
+    in the tree."""
+    kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a)}
+    labels, used = {}, set(kept.values())
     for a in job.ids:
-        label = job.kept.get(a) or (named[a].label if named[a].chosen else _by_themes(job, a, state))
-        if label in labels.values() or (a not in job.kept and label in used):
+        label = kept.get(a) or (named[a].label if named[a].chosen else _by_themes(job, a, state, named[a].label))
+        if label in labels.values() or (a not in kept and label in used):
             label = f"{label} ({a})"
         labels[a] = label
     state.area_labels = labels
@@ -239,24 +248,33 @@ def _areas_named(job: AreasToName, named: dict[int, Named], state: State) -> Non
     state.tree = [{**row, "label": names.get(row["node"])} for row in state.tree]
 
 
-def by_themes(label: str, theme_labels: Iterable[str]) -> bool:
-    """Whether an area's label is two of its themes' ("A & B", ``_by_themes``): such a label follows
-    its themes (``_areas_follow``) and is not kept from one fit to the next (``areas.cut``)."""
+def by_themes(label: str, theme_labels: Collection[str]) -> bool:
+    """Whether an area's label is its themes' (``_by_themes``): one or two of ``theme_labels``, the
+    labels of the area's own themes, joined by " & " (no theme label holds " & ": labels are words,
+    "/" and "(n)"). Such a label follows its themes (``_areas_follow``) and is not kept from one fit to
+    the next (``areas.cut``). An area of two or more themes named by a phrase that is also one
+    theme's label is not: pass only the themes of an area of one theme, or the labels as a pair."""
     parts = label.split(" & ")
-    return len(parts) == 2 and set(parts) <= set(theme_labels)
+    return len(parts) <= 2 and len(parts) == min(len(theme_labels), 2) and set(parts) <= set(theme_labels)
 
 
 def _areas_follow(state: State, before: str, label: str) -> None:
     """A theme named again from ``before`` to ``label``: an area named by its themes says the new label."""
     for a, area_label in state.area_labels.items():
-        if by_themes(area_label, [*state.labels.values(), before]) and before in area_label.split(" & "):
+        own = [before if state.labels[t] == label else state.labels[t]  # the area's themes as they were named
+               for t, area in state.area_of.items() if area == a and t in state.labels]
+        if before in area_label.split(" & ") and by_themes(area_label, own):
             state.area_labels[a] = " & ".join(label if part == before else part for part in area_label.split(" & "))
     state.tree = [{**row, "label": state.area_labels.get(row["area"], row["label"])} if row["level"] == "area" else row
                   for row in state.tree]
 
 
-def _by_themes(job: AreasToName, area: int, state: State) -> str:
-    """The labels of the area's two largest themes (most papers, then lowest id), "A & B"."""
+def _by_themes(job: AreasToName, area: int, state: State, fallback: str) -> str:
+    """The labels of the area's two largest themes (most papers, then lowest id), "A & B"; of its
+    themes by id where none of its papers was named (``fallback`` where it has none)."""
     themes, sizes = np.unique(job.theme_of_paper[job.area_of_paper == area], return_counts=True)
+    if not len(themes):
+        themes = np.array(sorted(t for t, a in state.area_of.items() if a == area), dtype=int)
+        sizes = np.zeros(len(themes), dtype=int)
     largest = sorted(zip(-sizes, themes.tolist()))[:2]
-    return " & ".join(state.labels[int(t)] for _, t in largest)
+    return " & ".join(state.labels[int(t)] for _, t in largest) or fallback

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.topics.metrics import agreement, diversity, npmi, summary
+from pipeline.topics.metrics import agreement, area_measures, diversity, npmi, summary
 
 
 def test_npmi_known_values():
@@ -90,7 +90,6 @@ def test_a_label_used_as_a_search_query_is_scored_by_its_hits_and_its_nearest_pa
 
 
 def test_area_measures_say_which_areas_are_named_for_what_their_themes_share():
-    from pipeline.topics.metrics import area_measures
     from pipeline.topics.words import WordIndex
 
     texts = (["stream processing of windowed joins"] * 6 + ["stream processing with watermarks"] * 4
@@ -106,3 +105,5 @@ def test_area_measures_say_which_areas_are_named_for_what_their_themes_share():
     [after_one] = area_measures({0: "Graph partitioning"}, area_of, labels, topics, WordIndex(texts),
                                 frozenset({"of", "with", "by"}), 0.1)
     assert after_one["themes_writing"] == 1 and after_one["shared"] == round(5 / 15, 3)  # named after one theme
+    [alone] = area_measures({2: "Crop yields"}, {5: 2}, labels, topics, WordIndex(texts), frozenset(), 0.1)
+    assert alone["named_by"] == "themes"  # an area of one theme is named by it

@@ -83,9 +83,10 @@ def test_a_theme_is_named_against_the_themes_there_were_when_it_asked(store, mon
     assert result.state.labels[3] != alone.state.labels[3]
 
 
-def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int], embed=None):  # noqa: ANN001, ANN202
+def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int], embed=None,  # noqa: ANN001, ANN202
+                   kept: dict[int, str] | None = None):
     """A run that left only its areas to name: each theme's papers and the area each theme is in, the
-    areas' centroids unit vectors along their own axes."""
+    areas' centroids unit vectors along their own axes; ``kept``: labels kept from a previous fit."""
     from pipeline.topics.names import AreasToName
     from pipeline.topics.state import Assignment, State
 
@@ -97,7 +98,7 @@ def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int]
                   area_of=dict(area_of), tree=[{"node": f"area:{a}", "parent": None, "level": "area", "topic": None,
                                                 "area": a, "label": None, "size": 0, "distance": 0.0} for a in area_ids])
     job = AreasToName(np.arange(len(texts)), np.array([area_of[t] for t in themes]), themes, area_ids,
-                      np.eye(len(area_ids), 4, dtype=np.float32), {})
+                      np.eye(len(area_ids), 4, dtype=np.float32), kept or {})
     result = Assignment(themes, np.ones(len(texts)), state, [], "fit", to_name=[job])
     name_run(result, texts, None, TopicsConfig(), embed=embed)
     return result.state.area_labels, result, texts
@@ -118,16 +119,32 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_two_larges
         4: _papers("protein folding", 14, "contact maps"),
         5: _papers("crop yields", 8, "soil moisture"),
         6: _papers("sea ice", 7, "melt ponds"),
+        # area 2: "cache coherence" is written in two themes, but they hold under half its papers
+        7: _papers("lock elision", 14, "hardware transactions"),
+        8: _papers("cache coherence", 4, "directory protocols"),
+        9: _papers("cache coherence", 4, "snooping buses"),
+        # area 3: one theme
+        10: _papers("quantum annealing", 6, "spin glasses"),
     }
-    labels, result, all_texts = _areas_to_name(texts, {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1})
+    area_of = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3}
+    labels, result, all_texts = _areas_to_name(texts, area_of)
     assert labels[0] == "Stream processing"
     assert labels[1] == "Theme label 4 & Theme label 5"  # the two largest themes, largest first
+    assert labels[2] == "Theme label 7 & Theme label 8"  # 8 of 22 papers write "cache coherence"
+    assert labels[3] == "Theme label 10"
+    # a kept label stays where its themes still share it, and only there
+    assert _areas_to_name(texts, area_of, kept={0: "Stream processing"})[0][0] == "Stream processing"
+    refused = _areas_to_name(texts, area_of, kept={0: "Graph partitioning", 2: "Cache coherence"})[0]
+    assert refused[0] == "Stream processing" and refused[2] == "Theme label 7 & Theme label 8"
     # a theme named again (one author's series, a young theme): the area says its new label
     state = result.state
     result.to_name = [ThemeToName(4, np.flatnonzero(result.topics == 4), result.topics, state.ids, state.centroids)]
     name_run(result, all_texts, None, TopicsConfig())
     assert state.labels[4] != "Theme label 4" and state.area_labels[1] == f"{state.labels[4]} & Theme label 5"
-    assert [row["label"] for row in state.tree] == [state.area_labels[0], state.area_labels[1]]
+    result.to_name = [ThemeToName(10, np.flatnonzero(result.topics == 10), result.topics, state.ids, state.centroids)]
+    name_run(result, all_texts, None, TopicsConfig())
+    assert state.labels[10] != "Theme label 10" and state.area_labels[3] == state.labels[10]  # its one theme's
+    assert [row["label"] for row in state.tree] == [state.area_labels[a] for a in range(4)]
 
 
 def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
@@ -136,10 +153,8 @@ def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
     area_of = {1: 0, 2: 0, 4: 1, 5: 1}
 
     def embed(phrases: list[str]) -> np.ndarray:  # area 0's centroid is the first axis, area 1's the second
-        out = np.zeros((len(phrases), 4), np.float32)
-        for i, p in enumerate(phrases):
-            out[i] = [1, 0.97, 0, 0] if p == "stream processing" else [0, 1, 0, 0] if p == "protein folding" else [0, 0, 1, 0]
-        return out
+        vectors = {"stream processing": [1, 0.97, 0, 0], "protein folding": [0, 1, 0, 0]}
+        return np.array([vectors.get(p, [0, 0, 1, 0]) for p in phrases], np.float32)
 
     labels = _areas_to_name(texts, area_of, embed)[0]
     assert labels[1] == "Protein folding"  # clearly nearest its own area
