@@ -37,6 +37,9 @@ TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much 
 MIN_WORDS, MAX_WORDS = 2, 4
 PRIOR = 3  # papers added to every phrase's count outside the group: a phrase only 2 papers write is not distinctive
 POOL = 30  # label candidates scored per group (each is embedded to judge its faithfulness)
+# stop words that name what a phrase is about ("diffusion language models"): a label may end in one
+HEAD_NOUNS = frozenset({"models", "model", "systems", "system", "data", "datasets", "dataset", "benchmarks",
+                        "benchmark", "frameworks", "framework", "methods", "tasks"})
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,10 @@ def grown(chosen: Candidate, group: Group, rnd: Round, written_by: Callable[[str
 
 def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: int = MAX_WORDS) -> str:
     """Grow a phrase by the word that usually follows (or precedes) it in the theme's papers:
-    "LiDAR point" becomes "LiDAR point clouds" when most of its occurrences continue that way."""
+    "LiDAR point" becomes "LiDAR point clouds" when most of its occurrences continue that way. A
+    stop word is no such word, except a noun that closes the phrase (``HEAD_NOUNS``), after which
+    it grows no more: "Vision-language" becomes "Vision-language models", and its content words
+    stay those of "Vision-language"."""
     joined = "\n".join(texts)
     for _ in range(max_words - len(phrase.split())):
         body = r"[\s-]+".join(map(re.escape, phrase.split()))
@@ -235,7 +241,8 @@ def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: i
             counts = Counter(singular(w) for w in found)  # "vehicle" and "vehicles" count together
             for key, n in counts.most_common(1):
                 written = Counter(w for w in found if singular(w) == key).most_common(1)[0][0]
-                if written.lower() not in stop and len(written) > 1:
+                head = side == "after" and written.lower() in HEAD_NOUNS
+                if (written.lower() not in stop or head) and len(written) > 1:
                     options.append((n, written, side))
         if not options or hits == 0:
             break
@@ -243,4 +250,6 @@ def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: i
         if n < 0.6 * hits:
             break
         phrase = f"{phrase} {word}" if side == "after" else f"{word} {phrase}"
+        if side == "after" and word.lower() in HEAD_NOUNS:
+            break
     return phrase

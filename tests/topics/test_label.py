@@ -97,6 +97,14 @@ def test_labels_grow_by_the_word_papers_nearly_always_add():
            "Unmanned aerial vehicles at night.", "Swarms of unmanned aerial vehicles."]
     assert extend("unmanned aerial", uav, STOP) in ("unmanned aerial vehicles", "Unmanned aerial vehicles")
     assert extend("point clouds", ["point clouds. Then a different continuation.", "point clouds are"], STOP) == "point clouds"
+    # a stop word that names what the phrase is about closes it, and nothing grows after it
+    vlm = ["Vision-language models training at scale.", "Small vision-language models training.",
+           "vision-language models training again.", "A vision-language benchmark."]
+    assert extend("vision-language", vlm, STOP) == "vision-language models"
+    # other stop words do not, nor does a head noun before the phrase
+    assert extend("image generation", ["image generation based on x.", "image generation based on y."], STOP) == "image generation"
+    assert extend("language processing", ["models language processing.", "models language processing"], STOP) == (
+        "language processing")
 
 
 def test_label_measures_support_and_duplicates():
