@@ -227,29 +227,31 @@ def grown(chosen: Candidate, group: Group, rnd: Round, written_by: Callable[[str
 def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: int = MAX_WORDS) -> str:
     """Grow a phrase by the word that usually follows (or precedes) it in the theme's papers:
     "LiDAR point" becomes "LiDAR point clouds" when most of its occurrences continue that way. A
-    stop word is no such word, except a noun that closes the phrase (``HEAD_NOUNS``), after which
-    it grows no more: "Vision-language" becomes "Vision-language models", and its content words
-    stay those of "Vision-language"."""
+    stop word is no such word, except a noun after it that names what it is about (``HEAD_NOUNS``,
+    singular or plural), taken only where no other word would be and after which it grows no more:
+    "Vision-language" becomes "Vision-language models", but "language processing" becomes "natural
+    language processing" where its papers write both."""
     joined = "\n".join(texts)
+    heads = {singular(word) for word in HEAD_NOUNS}
     for _ in range(max_words - len(phrase.split())):
         body = r"[\s-]+".join(map(re.escape, phrase.split()))
         hits = len(re.findall(r"\b" + body + r"\b", joined, re.IGNORECASE))
         after = re.findall(r"\b" + body + r"[ \t-]+([A-Za-z][\w-]*)", joined, re.IGNORECASE)
         before = re.findall(r"\b([A-Za-z][\w-]*)[ \t-]+" + body + r"\b", joined, re.IGNORECASE)
-        options = []
+        words, nouns = [], []  # (occurrences, the word as most often written, side)
         for side, found in (("after", after), ("before", before)):
             counts = Counter(singular(w) for w in found)  # "vehicle" and "vehicles" count together
             for key, n in counts.most_common(1):
                 written = Counter(w for w in found if singular(w) == key).most_common(1)[0][0]
-                head = side == "after" and written.lower() in HEAD_NOUNS
-                if (written.lower() not in stop or head) and len(written) > 1:
-                    options.append((n, written, side))
-        if not options or hits == 0:
+                if len(written) > 1 and written.lower() not in stop:
+                    words.append((n, written, side))
+                elif side == "after" and singular(written.lower()) in heads:
+                    nouns.append((n, written, side))
+        common = [o for o in words if o[0] >= 0.6 * hits] or [o for o in nouns if o[0] >= 0.6 * hits]
+        if hits == 0 or not common:
             break
-        n, word, side = max(options)
-        if n < 0.6 * hits:
-            break
+        n, word, side = max(common)
         phrase = f"{phrase} {word}" if side == "after" else f"{word} {phrase}"
-        if side == "after" and word.lower() in HEAD_NOUNS:
+        if (n, word, side) in nouns:
             break
     return phrase

@@ -105,6 +105,11 @@ def test_labels_grow_by_the_word_papers_nearly_always_add():
     assert extend("image generation", ["image generation based on x.", "image generation based on y."], STOP) == "image generation"
     assert extend("language processing", ["models language processing.", "models language processing"], STOP) == (
         "language processing")
+    # a word that is no stop word comes first: the head noun closes the phrase only where none would
+    assert extend("language processing", ["natural language processing tasks."] * 3, STOP) == (
+        "natural language processing tasks")
+    assert extend("anomaly detection", ["An anomaly detection method.", "Our anomaly detection method works."],
+                  STOP) == "anomaly detection method"  # singular or plural
 
 
 def test_label_measures_support_and_duplicates():
