@@ -185,7 +185,6 @@ def cut(state: State, topics: np.ndarray, embeddings: np.ndarray, paper_ids: lis
                  else np.zeros((0, embeddings.shape[1]), np.float32))
     kept = {a: previous.area_labels[a] for a in area_ids
             if previous is not None and a in previous.area_labels and a in old_members
-            and not by_themes(previous.area_labels[a], [previous.labels[t] for t, area in previous.area_of.items()
-                                                        if area == a and t in previous.labels])}
+            and not by_themes(previous.area_labels[a], a, previous.area_of, previous.labels)}
     state.area_of, state.tree = dict(tree.area_of), [dict(row) for row in tree.rows]
     return AreasToName(np.arange(len(topics)), paper_area, np.asarray(topics), area_ids, centroids, kept)

@@ -275,7 +275,7 @@ def area_measures(area_labels: dict[int, str], area_of: dict[int, int], labels: 
     theme's label, ``names.by_themes``), or by a phrase, with the share of the area's papers in the themes of which
     at least ``floor`` write every content word of it (``shared``) and how many such themes there are.
     An area named after one of its themes has one theme writing its name."""
-    from pipeline.topics.names import by_themes
+    from pipeline.topics.names import by_themes, writing
 
     topics = np.asarray(topics)
     out = []
@@ -284,11 +284,10 @@ def area_measures(area_labels: dict[int, str], area_of: dict[int, int], labels: 
         rows = {t: set(np.flatnonzero(topics == t).tolist()) for t in themes}
         papers = sum(map(len, rows.values()))
         row = {"area": a, "label": label, "papers": papers, "themes": len(themes)}
-        if by_themes(label, [labels[t] for t in themes]):
+        if by_themes(label, a, area_of, labels):
             out.append({**row, "named_by": "themes"})
             continue
-        hits = index.having(index.words(label, stop))
-        writing = [t for t in themes if rows[t] and len(hits & rows[t]) >= floor * len(rows[t])]
-        out.append({**row, "named_by": "phrase", "themes_writing": len(writing),
-                    "shared": round(sum(len(rows[t]) for t in writing) / max(papers, 1), 3)})
+        written = writing(index.having(index.words(label, stop)), list(rows.values()), floor)
+        out.append({**row, "named_by": "phrase", "themes_writing": len(written),
+                    "shared": round(sum(map(len, written)) / max(papers, 1), 3)})
     return out

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,8 +182,8 @@ class Shared:
         shared = []
         for phrase, words in phrases.items():
             having = corpus.doc_index.having(words)
-            writing = [rows for rows in themes if len(having & rows) >= self.floor * len(rows)]
-            if len(writing) >= 2 and sum(map(len, writing)) >= SHARED * members.sum():
+            written = writing(having, themes, self.floor)
+            if len(written) >= 2 and sum(map(len, written)) >= SHARED * members.sum():
                 shared.append(phrase)
         if embed is not None and len(self.job.ids) >= 2 and shared:
             near = corpus.embed(embed, shared) @ np.asarray(self.job.centroids).T
@@ -248,22 +248,28 @@ def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared
     state.tree = [{**row, "label": names.get(row["node"])} for row in state.tree]
 
 
-def by_themes(label: str, theme_labels: Collection[str]) -> bool:
-    """Whether an area's label is its themes' (``_by_themes``): one or two of ``theme_labels``, the
-    labels of the area's own themes, joined by " & " (no theme label holds " & ": labels are words,
-    "/" and "(n)"). Such a label follows its themes (``_areas_follow``) and is not kept from one fit to
-    the next (``areas.cut``). An area of two or more themes named by a phrase that is also one
-    theme's label is not: pass only the themes of an area of one theme, or the labels as a pair."""
+def by_themes(label: str, area: int, area_of: dict[int, int], labels: dict[int, str]) -> bool:
+    """Whether the label of ``area`` is its themes' (``_by_themes``): one or two of the labels of its
+    own themes (``area_of``: theme -> area; ``labels``: theme -> label), joined by " & " (no theme
+    label holds " & ": labels are words, "/" and "(n)"). Such a label follows its themes
+    (``_areas_follow``) and is not kept from one fit to the next (``areas.cut``). An area of two or
+    more themes named by a phrase that is also one theme's label is not."""
+    own = [labels[t] for t, a in area_of.items() if a == area and t in labels]
     parts = label.split(" & ")
-    return len(parts) <= 2 and len(parts) == min(len(theme_labels), 2) and set(parts) <= set(theme_labels)
+    return len(parts) <= 2 and len(parts) == min(len(own), 2) and set(parts) <= set(own)
+
+
+def writing(having: set[int], themes: list[set[int]], floor: float) -> list[set[int]]:
+    """The themes (each its papers' rows) of which at least ``floor`` write a phrase (``having``: the
+    rows that do): what ``Shared`` names an area by, and what ``metrics.area_measures`` reports."""
+    return [rows for rows in themes if rows and len(having & rows) >= floor * len(rows)]
 
 
 def _areas_follow(state: State, before: str, label: str) -> None:
     """A theme named again from ``before`` to ``label``: an area named by its themes says the new label."""
+    named = {t: before if name == label else name for t, name in state.labels.items()}  # as they were named
     for a, area_label in state.area_labels.items():
-        own = [before if state.labels[t] == label else state.labels[t]  # the area's themes as they were named
-               for t, area in state.area_of.items() if area == a and t in state.labels]
-        if before in area_label.split(" & ") and by_themes(area_label, own):
+        if before in area_label.split(" & ") and by_themes(area_label, a, state.area_of, named):
             state.area_labels[a] = " & ".join(label if part == before else part for part in area_label.split(" & "))
     state.tree = [{**row, "label": state.area_labels.get(row["area"], row["label"])} if row["level"] == "area" else row
                   for row in state.tree]
