@@ -227,6 +227,11 @@ class ReportConfig:
     # false discovery rate over every test of a report (movement.py); 0.03: at most one false mover per
     # 26 weekly reports on weeks shuffled (benchmarks/trends.py, tune halves of cs.DC and the daily corpus)
     alpha: float = 0.03
+    # a mover's rate ratio must lie beyond [1 / min_change, min_change] (an interval null, movement.py):
+    # a 0.8x drift of a large area is not news however many papers carry it
+    min_change: float = 1.5
+    change_rule: str = "interval"  # TEMPORARY: "interval" null or the shrunk "estimate" beyond min_change
+    watched_family: str = "together"  # TEMPORARY: "together" or "each" watched theme a family of its own
     # watched themes: name = a sentence saying what it is about (report/watched.py)
     watch: tuple[tuple[str, str], ...] = ()
     watch_z: float = 3.0  # a paper this far out in the tail of the cosines to the sentence is on it
@@ -240,6 +245,9 @@ class ReportConfig:
             raise ConfigError(f"report.window = {self.window}: must be at least 1 week")
         if not 0 < self.alpha < 1:
             raise ConfigError(f"report.alpha = {self.alpha}: must lie between 0 and 1")
+        if not (isinstance(self.min_change, (int, float)) and 1 <= self.min_change < 100):
+            raise ConfigError(f"report.min_change = {self.min_change}: must be a number from 1 (any change) "
+                              "to below 100; 1.5 names rises of at least 1.5x and falls to at most 1/1.5")
         import math
         import re
 

@@ -8,8 +8,7 @@ import pandas as pd
 
 from pipeline.dates import week_label, week_monday  # noqa: F401 - week_label: data.week_label, the reports' week names
 from pipeline.schemas import DocTopics, Papers, TopicInfo
-from pipeline.topics import series
-from pipeline.topics.series import CARRIED_PAPERS, CARRIED_SHARE
+from pipeline.voice import VOICE_PAPERS, VOICE_SHARE, one_voice
 
 
 @dataclass(frozen=True)
@@ -137,25 +136,13 @@ def theme_by_category(papers: pd.DataFrame, *, primary_only: bool) -> pd.DataFra
     return pairs.groupby(["topic", "category"]).size().unstack(fill_value=0)
 
 
-VOICE_SHARE, VOICE_PAPERS = 0.5, 3  # a rise is one voice: one author on this share of its papers, and on this many
-
-
-def one_voice(papers: pd.DataFrame, share: float, least: int) -> tuple[str, int, int] | None:
-    """The author on at least ``share`` of ``papers`` and on at least ``least`` of them (the most
-    frequent; ties in name order), as (author, their papers, all papers); None where there is none,
-    or no authors (``topics.series.one_voice``)."""
-    if Papers.authors not in papers.columns or papers.empty:
-        return None
-    return series.one_voice(papers[Papers.authors], share, least)
-
-
 def carried_by(papers: pd.DataFrame) -> dict[int, tuple[str, int, int]]:
-    """Themes that one author carries: the author on at least ``CARRIED_SHARE`` of the theme's
-    papers, and on at least ``CARRIED_PAPERS`` (a series of essays, a project's reports). A reader
-    should know such a theme is one voice, whatever its label says. theme -> (author, their papers
-    in it, the theme's papers); {} without authors."""
+    """Themes that one author carries (``voice.one_voice``: the author on at least ``VOICE_SHARE``
+    of the theme's papers, and on at least ``VOICE_PAPERS``: a series of essays, a project's
+    reports). A reader should know such a theme is one voice, whatever its label says. theme ->
+    (author, their papers in it, the theme's papers); {} without authors."""
     if Papers.authors not in papers.columns:
         return {}
     placed = papers[papers["topic"] >= 0]
-    found = {int(t): one_voice(group, CARRIED_SHARE, CARRIED_PAPERS) for t, group in placed.groupby("topic")}
-    return {t: v for t, v in found.items() if v is not None}
+    found = {int(t): one_voice(group[Papers.authors]) for t, group in placed.groupby("topic")}
+    return {t: (v.author, v.papers, v.of) for t, v in found.items() if v is not None}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.dates import week_label
 from pipeline.report.movement import horizons
 from pipeline.report.weekly import LEVEL_NOUN, MOST_MOVERS, PHRASES, READ, WeeklyReport
 
@@ -16,45 +17,94 @@ def names(labels: list[str], most: int = 3) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
-def opening(r: WeeklyReport) -> list[str]:
-    """The opening paragraph, as sentences: the week's volume against the usual week; what moved, at
-    which horizon and by how much, or what it would have taken; what went quiet; what is new or
-    forming; the watched themes (text from the data is escaped where it is rendered)."""
+OPENING_UNITS = 6  # the most themes, areas and watched themes the opening names; the rest are counted
+
+
+class Budget:
+    """How many more units the opening may name."""
+
+    def __init__(self, left: int = OPENING_UNITS) -> None:
+        self.left = left
+        self.named: list[str] = []  # what it let through, in order
+
+    def names(self, labels: list[str], noun: str = "more") -> str:
+        """``A, B and 2 more`` within what is left (at least one name, so a clause is never empty)."""
+        shown = max(1, min(self.left, len(labels)))
+        self.left = max(0, self.left - shown)
+        self.named += labels[:shown]
+        rest = len(labels) - shown
+        return names(labels[:shown] + ([f"{rest} {noun}"] if rest else []), shown + 1)
+
+
+def opening(r: WeeklyReport, budget: Budget | None = None) -> list[str]:
+    """The opening paragraph, as sentences: the week's volume against the usual week and how the
+    categories' mix moved (one clause); what started moving this week, at which horizon and by how
+    much, or what it would have taken; what is still moving since an earlier week; what went quiet;
+    one author's series; what is new or forming; the watched themes, counted. It names at most
+    ``OPENING_UNITS`` themes, areas and watched themes (text from the data is escaped where it is
+    rendered); ``budget``: pass one in to see what it named."""
+    budget = budget if budget is not None else Budget()
     n = len(r.papers)
     usual = r.trailing_papers / r.trailing_weeks if r.trailing_weeks else 0
     papers = f"{n:,} paper{'s' if n != 1 else ''}"
-    out = [f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})."
-           if usual else f"{papers}; no earlier week holds papers to compare with."]
-    if len(r.moved):
+    volume = (f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})"
+              if usual else f"{papers}; no earlier week holds papers to compare with")
+    if len(r.mix):
+        volume += "; the mix of categories moved: " + names(
+            [f"{row.unit} {row.estimate:.1f}× its usual share {PHRASES[row.horizon]}" for row in r.mix.itertuples()], 3)
+    out = [volume + "."]
+    started, continuing = r.started, r.continuing
+    if len(started):
         parts = []
         for h in horizons(r.cfg):
-            rows = r.moved[r.moved["horizon"] == h.name]
-            if len(rows):
-                parts.append(f"{h.phrase}: " + names([r.move_text(row) for row in rows.itertuples()], 4))
-        out.append("Moved " + "; ".join(parts) + ".")
-        voices = r.voices
-        if voices:
-            out.append("Mostly one author's papers: " + names(
-                [f"{r.name(*key)}{LEVEL_NOUN.get(key[0], '')} ({author} on {n} of its {m} papers)"
-                 for key, (author, n, m) in voices.items()], 4) + ".")
-    elif r.would_take:
-        out.append(f"No {r.tested_text} moved beyond what chance explains at any horizon: "
-                   + "; ".join(r.would_take) + ".")
-    elif len(r.quiet):
-        pass  # what went quiet is the only move, said next
-    elif len(r.moves):
-        out.append(f"No {r.level} moved beyond what chance explains at any horizon.")
-    else:
-        out.append("Too few earlier weeks hold papers to tell whether anything moved.")
-    if len(r.quiet):
-        out.append("Went quiet: " + names([r.move_text(row) for row in r.quiet.itertuples()]) + ".")
+            rows = started[started["horizon"] == h.name]
+            if len(rows) and budget.left:
+                parts.append(f"{h.phrase}: " + budget.names([r.move_text(row) for row in rows.itertuples()]))
+        out.append("Started moving " + "; ".join(parts) + ".")
     new = [r.labels[t] for t in r.by_status("new")["topic"]]
-    forming = f" Forming, not yet {r.level}s: {names([g['label'] for g in r.forming])}." if r.forming else ""
-    out.append((f"New: {names(new)}." if new else f"No {r.level} is new this week.") + forming)
+    if new:
+        out.append(f"New: {budget.names(new)}.")
+    if len(continuing):
+        parts = []
+        for direction, word in (("up", "rising"), ("down", "falling")):
+            rows = continuing[continuing["direction"] == direction]
+            if len(rows):
+                labels = [f"{r.name(row.level, row.unit)}{LEVEL_NOUN.get(row.level, '')} (since {week_label(row.since)})"
+                          for row in rows.itertuples()]
+                parts.append(f"still {word}: " + budget.names(labels))
+        sentence = "; ".join(parts)
+        out.append(sentence[0].upper() + sentence[1:] + ".")
+    if not len(r.moved):
+        if r.would_take:
+            out.append(f"No {r.tested_text} moved beyond what chance explains at any horizon: "
+                       + "; ".join(r.would_take) + ".")
+        elif len(r.quiet):
+            pass  # what went quiet is the only move, said next
+        elif len(r.moves):
+            out.append(f"No {r.level} moved beyond what chance explains at any horizon.")
+        else:
+            out.append("Too few earlier weeks hold papers to tell whether anything moved.")
+    if len(r.quiet):
+        out.append("Went quiet: " + budget.names([r.move_text(row) for row in r.quiet.itertuples()]) + ".")
+    if r.series:
+        s = r.series[0]
+        more = f" ({len(r.series) - 1} more below)" if len(r.series) > 1 else ""
+        out.append(f"One author's series: {s['author']}, {len(s['papers'])} papers on "
+                   f"{budget.names([s['label']])}, {_weeks(s)}{more}.")
+    if r.forming:
+        out.append(f"Forming, not yet {r.level}s: {len(r.forming)} group{'s' if len(r.forming) != 1 else ''} (below).")
+    elif not new:
+        out.append(f"No {r.level} is new this week.")
     if r.watched:
-        out.append("Watched: " + names([f"{w['name']} {w['count']} paper{'s' if w['count'] != 1 else ''}"
-                                          for w in r.watched], len(r.watched)) + " this week.")
+        on = [w for w in r.watched if w["count"]]
+        total = sum(w["count"] for w in r.watched)
+        out.append(f"Watched: {total} paper{'s' if total != 1 else ''} on {len(on)} of your {len(r.watched)} "
+                   f"themes this week.")
     return out
+
+
+def _weeks(s: dict) -> str:
+    return s["first"] if s["first"] == s["last"] else f"{s['first']} to {s['last']}"
 
 
 def to_markdown(r: WeeklyReport) -> str:
@@ -86,18 +136,25 @@ def to_markdown(r: WeeklyReport) -> str:
               else "_None of this week's papers lists an arXiv category._", ""]
     if len(r.moved):
         lines += ["## What moved", ""]
-        voices = r.voices
         for row in r.moved.head(MOST_MOVERS).itertuples():
-            lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {row.k} papers, "
-                         f"{row.expected:.1f} expected (q = {row.q_value:.2g})")
-            if (voice := voices.get((row.level, row.unit))) is not None:
-                lines.append(f"  - mostly one author's papers: {esc(voice[0])} is an author of {voice[1]} of its "
-                             f"{voice[2]} papers of the period")
+            first = r.since.get((row.level, row.unit), r.monday)
+            run = "" if first >= r.monday else f", moving since {week_label(first)}"
+            lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {r.evidence_text(row)} "
+                         f"(q = {row.q_value:.2g}{run})")
+            if carriers := r.carriers.get((row.level, row.unit)):
+                lines.append(f"  - carried by its themes {esc(names(carriers, 3))}; their recent papers:")
             lines += md_paper_links(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
         rest = r.moved.iloc[MOST_MOVERS:]
         if len(rest):
             lines.append(f"- {len(rest)} more, weaker: " + "; ".join(
                 f"{esc(r.move_text(row))} {PHRASES[row.horizon]}" for row in rest.itertuples()))
+        lines.append("")
+    if r.series:
+        lines += ["## One author's series", "", "_A run of papers by one author is one piece of news, not a trend: "
+                  "it is never named among the movers._", ""]
+        for s in r.series:
+            lines.append(f"- **{esc(s['author'])}**: {len(s['papers'])} papers on {esc(s['label'])}, {_weeks(s)}")
+            lines += md_paper_links(s["papers"], READ)
         lines.append("")
     if len(r.quiet):
         lines += ["## Went quiet", ""]
@@ -132,7 +189,5 @@ def to_markdown(r: WeeklyReport) -> str:
         for row in rows.itertuples():
             lines.append(f"| {row.rank} | {esc(r.labels[row.topic])} | {row.count} | {100 * row.share:.1f} % | "
                          f"{row.trailing_mean:.1f} | {r.status_text(row)} |")
-    lines += ["", f"_Moved: exact conditional binomial tests at three horizons (this week against the {r.cfg.window} "
-              f"before, 4 weeks against 12, 13 against 13), Benjamini–Hochberg FDR {100 * r.cfg.alpha:.0f} % over all "
-              f"{len(r.moves)} tests; ratios shrunk towards 1, 90 % intervals._", ""]
+    lines += ["", f"_{esc(r.method_text)}_", ""]
     return "\n".join(lines) + "\n"

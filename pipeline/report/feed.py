@@ -1,6 +1,8 @@
 """The weekly reports as an Atom feed (RFC 4287), ``reports/weekly/feed.xml``: one entry per weekly
 report (its opening paragraph, movers, watched themes and a link to the page), so a reader can
-subscribe. Built from the ``summary.json`` each weekly report writes beside its page.
+subscribe; and the archive page beside it, ``reports/weekly/index.html`` (``archive``): every weekly
+report, newest first, with its opening paragraph. Both are built from the ``summary.json`` each weekly
+report writes beside its page.
 
 Ids are permanent and unique to the project: the first feed written draws a random UUID and keeps it
 in ``reports/weekly/.feed-id``; each entry's id is derived from it and the report's folder name.
@@ -42,10 +44,8 @@ def _attr(text: str) -> str:
     return escape(text, {'"': "&quot;"})
 
 
-def feed(folder: Path, base_url: str = "") -> str:
-    """The Atom feed of every weekly report under ``folder`` (newest first). Links are relative to
-    the feed (``2026-W23/index.html``) unless ``base_url`` says where ``folder`` is published."""
-    ident = feed_id(folder)
+def summaries(folder: Path) -> list[tuple[str, dict]]:
+    """(folder name, summary) of every weekly report under ``folder``, newest first."""
     entries = []
     for path in sorted(folder.glob(f"*/{SUMMARY}"), reverse=True):
         try:
@@ -54,12 +54,22 @@ def feed(folder: Path, base_url: str = "") -> str:
             continue  # a report folder being replaced right now: the next report's feed lists it
         if isinstance(entry, dict):
             entries.append((path.parent.name, entry))
+    return entries
+
+
+def feed(folder: Path, base_url: str = "") -> str:
+    """The Atom feed of every weekly report under ``folder`` (newest first). Links are relative to
+    the feed (``2026-W23/index.html``) unless ``base_url`` says where ``folder`` is published; the
+    feed links to the archive page, ``index.html`` beside it."""
+    ident = feed_id(folder)
+    entries = summaries(folder)
     updated = max((str(e.get("updated", EPOCH)) for _, e in entries), default=EPOCH)
     root = base_url.rstrip("/") + "/" if base_url else ""
     out = ['<?xml version="1.0" encoding="utf-8"?>', f'<feed xmlns="{ATOM}">',
            "  <title>paper-trends: weekly research trends</title>", f"  <id>urn:uuid:{ident}</id>",
            f"  <updated>{updated}</updated>", "  <author><name>paper-trends</name></author>",
-           f'  <link rel="self" href="{_attr(root)}feed.xml"/>']
+           f'  <link rel="self" href="{_attr(root)}feed.xml"/>',
+           f'  <link rel="alternate" type="text/html" href="{_attr(root)}index.html"/>']
     for name, e in entries:
         opening = str(e.get("opening", ""))
         parts = [f"<p>{escape(opening)}</p>"]
@@ -73,3 +83,13 @@ def feed(folder: Path, base_url: str = "") -> str:
                 f"    <summary>{escape(opening)}</summary>",
                 f'    <content type="html">{escape("".join(parts))}</content>', "  </entry>"]
     return "\n".join(out + ["</feed>"]) + "\n"
+
+
+def archive(folder: Path) -> str:
+    """The archive page of every weekly report under ``folder``, newest first: week, opening
+    paragraph, a link to the report, and a link to the feed."""
+    from pipeline.report.render import render
+
+    reports = [{"name": name, "week": e.get("week", name), "level": e.get("level", "theme"),
+                "opening": str(e.get("opening", ""))} for name, e in summaries(folder)]
+    return render("archive.html.j2", reports=reports)

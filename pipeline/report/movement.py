@@ -1,41 +1,64 @@
-"""How themes, areas and watched themes moved, at several horizons, with the false discovery rate held
-over everything a report tests.
+"""How themes, areas and watched themes moved, at several horizons, counted the way a reader weighs
+news, with the false discovery rate held.
 
-A unit's count only means something against the field's volume (a busy week lifts every theme), so
-each test compares shares. For a horizon of ``recent`` weeks against the ``before`` weeks preceding
-them, a unit with ``k`` of the ``n`` papers of the recent weeks and ``k0`` of the ``n0`` before has,
-under "its share did not change", its ``k + k0`` papers fall in the recent weeks with probability
-``n / (n + n0)``: the exact conditional binomial test of two Poisson rates (``trends.rate_test``).
+**Horizons** (``horizons``): this week against the ``window`` weeks before (8), the last 4 weeks
+against the 12 before them, the last 13 weeks (a quarter) against the 13 before. A horizon is tested
+only when at least half of its earlier weeks hold papers (a young store has no quarter to compare).
 
-Horizons: **this week** against the ``window`` weeks before (8), the **last 4 weeks** against the 12
-before them, and the **last 13 weeks** (a quarter) against the 13 before. A horizon is tested only
-when at least half of its earlier weeks hold papers (a young store has no quarter to compare).
-A unit that **went quiet** is one whose drop is itself significant with no paper in the recent weeks
-of that horizon (silent this week, for 4 or for 13 weeks, against what its earlier share expects):
-the same fixed windows, so a silence picked after the fact, after a short busy spell, is not
-mistaken for one.
+**Evidence, not papers.** Papers that share an author within a unit and a week count as one piece
+of evidence (``voice.evidence``): one author's batch of twelve papers in a week is one event. The
+week is the period because a longer one would count a steady author's weekly paper once in twelve
+weeks and once in four, and make every such unit look like it rose. A move carried by one author
+over the period (``voice.one_voice`` on the papers of its recent weeks for a rise, of its earlier
+weeks for a fall) is never a mover: the report says it in its series line instead.
 
-Every p-value of the report (every unit, every horizon) enters one Benjamini-Hochberg adjustment, so
-``alpha`` bounds the expected share of false results among all the tests a report flags (a unit
-flagged at several horizons is named once, at its strongest).
+**The mix apart from the subject.** A unit's share is compared with what the field's mix of arXiv
+categories predicts for it: under "nothing moved", the unit's papers of category ``c`` fall in the
+recent weeks with the probability that category ``c``'s papers do (``f_c = V_c(recent) / V_c(both)``),
+so its ``k`` of ``k + k0`` pieces of evidence fall there with probability ``p0``, the mean of ``f_c``
+over the unit's own categories (indirect standardisation: the exact conditional binomial test of
+two Poisson rates, with each unit's own exposure). A category whose papers doubled for a deadline
+lifts the themes of that category by exactly as much as it predicts, so they are not movers; the
+wave itself is one row of the ``mix`` level. Within-area shares were the alternative the issue
+offered; areas cut across categories on a broad stream, so they do not absorb a category's wave,
+and a theme large within its area would lose most of its rise to its own area's growth.
 
-The size of a move is the **rate ratio** (share now / share before), shrunk towards 1 by an
-empirical-Bayes prior fitted across the units of a level and horizon: ``log ratio ~ Normal(0, tau)``,
-``tau`` by maximum marginal likelihood on a grid (at least 0.2), each unit's posterior computed on a grid of log
-ratios (binomial likelihood of ``k`` given ``k + k0``). A theme with 2 papers against 0.5 expected
-is not reported as a 4x rise: with few papers the estimate stays near 1 and its interval is wide.
-The estimate is the posterior median, the interval the central ``interval`` (90 %) of the posterior.
+**Moves of a size that matters.** The test's null is an interval: the rate ratio lies within
+``[1 / min_change, min_change]``. A rise is tested against ``min_change`` (1.5), a fall against its
+inverse, each one-sided and exact, and the p-value is twice the smaller: a 0.8x drift of a thousand
+papers is inside the interval and cannot be named however many papers carry it. (An interval on
+the shrunk estimate would not give a p-value for the false discovery rate to hold.)
+
+**New is new, ended is ended.** A unit without papers before the middle of a horizon's earlier
+weeks is too young to compare at that horizon: it is new there, never a ratio against ~0 expected.
+A unit with no paper in its last 4 weeks is not rising at any horizon.
+
+**False discovery rate, by family, at low counts.** The themes and areas are one family, the watched
+themes (hypotheses the user stated before seeing the data) another, the categories a third; each
+holds its own rate ``alpha``. Within a family a test that cannot reach significance given its total
+count (its smallest attainable p-value, ``p_min``) does not dilute the others: Gilbert's (2005)
+Tarone-BH keeps the ``K`` tests whose ``p_min <= alpha / K`` for the smallest ``K`` that holds at
+least as many, and adjusts among those (``tarone_bh``).
+
+**The size of a move** is the rate ratio, shrunk towards 1 across the units of a level and horizon
+(empirical Bayes, ``log ratio ~ Normal(0, tau)``, ``tau`` by maximum marginal likelihood, at least
+0.2): the posterior median and its central 90 % interval. Few papers give an estimate near 1.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from pipeline.report.trends import TrendConfig, benjamini_hochberg, rate_test
+from pipeline.report.trends import TrendConfig, benjamini_hochberg
+from pipeline.voice import one_voice
+
+ENDED_WEEKS = 4  # a unit with no paper in this many last weeks is not rising at any horizon
+FAMILY = {"theme": "report", "area": "report", "watched": "watched", "category": "mix"}
 
 
 @dataclass(frozen=True)
@@ -52,12 +75,95 @@ def horizons(cfg: TrendConfig = TrendConfig()) -> tuple[Horizon, ...]:
             Horizon("quarter", 13, 13, "over the quarter"))
 
 
+def history(cfg: TrendConfig = TrendConfig()) -> int:
+    """Weeks before the report's week that the longest horizon reads."""
+    return max(h.recent + h.before for h in horizons(cfg)) - 1
+
+
 _GRID = np.linspace(-4.0, 4.0, 801)  # log rate ratios
 # prior spreads of the log ratio; the smallest keeps a unit's interval from being narrower than its own
 # papers allow when the units happen to agree (a prior alone would then claim "1.0x (1.0-1.0)")
 _TAUS = np.array([0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1.5, 2.0])
-COLUMNS = ["unit", "level", "horizon", "k", "n", "k0", "n0", "expected", "ratio", "estimate", "low", "high",
-           "p_value", "q_value", "direction", "mover"]
+COLUMNS = ["unit", "level", "family", "horizon", "papers", "papers_before", "k", "k0", "p0", "expected", "ratio",
+           "estimate", "low", "high", "p_value", "p_min", "q_value", "direction", "carried", "ended", "mover"]
+
+
+@dataclass(frozen=True)
+class Units:
+    """One level's papers as its tests read them, week by week (``weeks``: consecutive Mondays,
+    oldest first). ``evidence``: weeks x units x categories, each paper weighted by
+    ``voice.evidence`` within its unit and week; ``papers``: weeks x units, papers as they are;
+    ``volume``: weeks x categories, the papers the shares are of; ``rows``: one per (paper, unit),
+    with its week index ``w``, unit index ``u`` and ``authors`` (whether one author carries a move),
+    plus whatever else the caller keeps there."""
+
+    level: str
+    weeks: tuple[pd.Timestamp, ...]
+    ids: tuple
+    categories: tuple[str, ...]
+    evidence: np.ndarray
+    papers: np.ndarray
+    volume: np.ndarray
+    rows: pd.DataFrame
+    against_rest: bool = False  # a unit's exposure is the volume less its own papers (the categories)
+
+    @property
+    def family(self) -> str:
+        return FAMILY.get(self.level, self.level)
+
+
+def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Sequence, category: Sequence,
+             authors: Sequence, volume_week: Sequence, volume_category: Sequence,
+             ids: Sequence | None = None, *, grouped: bool = True, weight: np.ndarray | None = None) -> Units:
+    """``Units`` from one row per (paper, unit): its ``week`` (Monday), ``unit``, primary ``category``
+    and ``authors``; and one row per paper of the field (``volume_week``, ``volume_category``). Rows
+    outside ``weeks`` are left out. ``ids``: the units, in order (default: those seen, sorted).
+    ``grouped=False`` counts every paper as one piece of evidence (the categories of the mix);
+    ``weight``: each row's evidence, when the caller has it already (a backtest). Without grouping
+    a unit is measured against the rest of the volume, not the whole of it: a category that holds
+    most of the field could never double its share of it."""
+    weeks = tuple(weeks)
+    index = {w: i for i, w in enumerate(weeks)}
+    w = np.array([index.get(x, -1) for x in week], dtype=int)
+    vw = np.array([index.get(x, -1) for x in volume_week], dtype=int)
+    unit, category = np.asarray(list(unit), dtype=object), np.asarray(_categories(category), dtype=object)
+    volume_category = np.asarray(_categories(volume_category), dtype=object)
+    authors = list(authors)
+    ids = tuple(ids) if ids is not None else tuple(sorted(set(unit[w >= 0].tolist()), key=_order))
+    cats = tuple(sorted(set(category.tolist()) | set(volume_category.tolist())))
+    uid, cid = {u: i for i, u in enumerate(ids)}, {c: i for i, c in enumerate(cats)}
+    keep = (w >= 0) & np.array([u in uid for u in unit], dtype=bool)
+    u = np.array([uid.get(x, -1) for x in unit], dtype=int)
+    c = np.array([cid[x] for x in category], dtype=int)
+    if weight is not None:
+        weight = np.asarray(weight, dtype=float)[keep]
+    elif grouped:
+        weight = _evidence(w[keep], u[keep], [authors[i] for i in np.flatnonzero(keep)])
+    else:
+        weight = np.ones(int(keep.sum()))
+    evidence = np.zeros((len(weeks), len(ids), len(cats)))
+    np.add.at(evidence, (w[keep], u[keep], c[keep]), weight)
+    papers = np.zeros((len(weeks), len(ids)), dtype=int)
+    np.add.at(papers, (w[keep], u[keep]), 1)
+    volume = np.zeros((len(weeks), len(cats)))
+    vkeep = vw >= 0
+    np.add.at(volume, (vw[vkeep], np.array([cid[x] for x in volume_category[vkeep]], dtype=int)), 1)
+    rows = pd.DataFrame({"w": w[keep], "u": u[keep], "authors": [authors[i] for i in np.flatnonzero(keep)]})
+    return Units(level, weeks, ids, cats, evidence, papers, volume, rows, against_rest=not grouped)
+
+
+def _order(x: object) -> tuple:
+    return (0, x, "") if isinstance(x, (int, np.integer)) else (1, 0, str(x))
+
+
+def _categories(values: Sequence) -> list[str]:
+    return ["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+
+
+def _evidence(w: np.ndarray, u: np.ndarray, authors: list) -> np.ndarray:
+    from pipeline.voice import evidence
+
+    return evidence(w.astype(np.int64) * 1_000_003 + u, authors)
 
 
 def weeks_of(monday: pd.Timestamp, h: Horizon) -> tuple[list[pd.Timestamp], list[pd.Timestamp]]:
@@ -77,7 +183,8 @@ def _log_binomial(k: np.ndarray, total: np.ndarray, pi: np.ndarray) -> np.ndarra
 def shrunk_ratios(k: np.ndarray, n: np.ndarray, k0: np.ndarray, n0: np.ndarray, interval: float = 0.9,
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Empirical-Bayes rate ratios: (posterior median, low, high, tau) for each unit (see the module
-    docstring). Units with no paper in either window get ratio 1 and the prior's interval."""
+    docstring). ``n`` and ``n0``: each unit's exposure in the recent and earlier weeks (any scale).
+    Units with no paper in either window get ratio 1 and the prior's interval."""
     k, n, k0, n0 = (np.asarray(a, dtype=float) for a in (k, n, k0, n0))
     total = k + k0
     # pi(R) = n R / (n R + n0) for each unit (rows) and grid point (columns)
@@ -107,63 +214,175 @@ def shrunk_ratios(k: np.ndarray, n: np.ndarray, k0: np.ndarray, n0: np.ndarray, 
     return quantile(0.5), quantile(tail), quantile(1 - tail), float(best_tau)
 
 
-def _tests(counts: pd.DataFrame, volume: pd.Series, monday: pd.Timestamp, h: Horizon, level: str,
-           estimates: bool = True) -> pd.DataFrame:
-    recent, before = weeks_of(monday, h)
-    held = volume.reindex(before, fill_value=0)
-    if (held > 0).sum() * 2 < h.before or volume.reindex(recent, fill_value=0).sum() == 0:
+def _at(p0: float, ratio: float) -> float:
+    """The chance that a piece of evidence falls in the recent weeks when the rate ratio is ``ratio``."""
+    return p0 * ratio / (p0 * ratio + 1 - p0)
+
+
+def _log_pmf(trials: int, p: float) -> np.ndarray:
+    i = np.arange(1, trials + 1)
+    log_choose = np.concatenate([[0.0], np.cumsum(np.log(trials - i + 1) - np.log(i))])
+    i = np.arange(trials + 1)
+    return log_choose + i * np.log(max(p, 1e-300)) + (trials - i) * np.log1p(-min(p, 1 - 1e-16))
+
+
+def change_test(k: int, k0: int, p0: float, min_change: float = 1.0) -> tuple[float, float]:
+    """(p-value, smallest attainable p-value) of "the rate ratio lies within ``[1 / min_change,
+    min_change]``" for ``k`` pieces of evidence in the recent weeks and ``k0`` before, where one falls
+    in the recent weeks with probability ``p0`` when nothing moved. The statistic is the smaller of
+    the two exact one-sided p-values (a rise against ``min_change``, a fall against its inverse); the
+    p-value is the largest chance, at either end of the interval, of a statistic as small: exact, so
+    with ``min_change = 1`` it is about twice the smaller one-sided p-value, and with a wider interval
+    nearly the smaller itself. The smallest attainable p-value depends on the total alone, so a
+    total too small to ever be significant can be set aside."""
+    trials = int(k + k0)
+    if trials == 0 or not 0 < p0 < 1:
+        return 1.0, 1.0
+    pmf_up = np.exp(_log_pmf(trials, _at(p0, min_change)))
+    pmf_down = np.exp(_log_pmf(trials, _at(p0, 1 / min_change)))
+    p_up = np.cumsum(pmf_up[::-1])[::-1]  # P(X >= x) at the upper end
+    p_down = np.cumsum(pmf_down)  # P(X <= x) at the lower end
+    stat = np.minimum(p_up, p_down)
+    tol = 1 + 1e-9
+
+    def p_of(x: int) -> float:
+        extreme = stat <= stat[x] * tol
+        return float(min(1.0, max(pmf_up[extreme].sum(), pmf_down[extreme].sum())))
+
+    return p_of(int(k)), min(p_of(0), p_of(trials))
+
+
+def tarone_bh(p: np.ndarray, p_min: np.ndarray, alpha: float) -> np.ndarray:
+    """q-values of Gilbert's Tarone-BH: for the smallest ``K`` with at most ``K`` tests whose
+    smallest attainable p-value is at most ``alpha / K``, those tests are adjusted among themselves
+    (Benjamini-Hochberg over ``K`` or fewer), and every other test gets q = 1: it could not have been
+    significant, so it does not dilute the rest. Holds the false discovery rate at ``alpha``."""
+    p, p_min = np.asarray(p, dtype=float), np.asarray(p_min, dtype=float)
+    q = np.ones(len(p))
+    if not len(p):
+        return q
+    for big_k in range(1, len(p) + 1):
+        keep = p_min <= alpha / big_k
+        if keep.sum() <= big_k:
+            break
+    if keep.any():
+        q[keep] = benjamini_hochberg(p[keep])
+    return q
+
+
+def _tests(units: Units, recent: list[pd.Timestamp], before: list[pd.Timestamp], horizon: str,
+           min_change: float) -> pd.DataFrame:
+    """The tests of every unit of ``units``: its ``recent`` weeks against the weeks ``before``."""
+    index = {w: i for i, w in enumerate(units.weeks)}
+    ri = [index[w] for w in recent if w in index]
+    bi = [index[w] for w in before if w in index]
+    held = units.volume[bi].sum(axis=1) if bi else np.zeros(0)
+    if (held > 0).sum() * 2 < len(before) or not ri or units.volume[ri].sum() == 0 or not units.ids:
         return pd.DataFrame(columns=COLUMNS)
-    now = counts.reindex(recent, fill_value=0).sum()
-    then = counts.reindex(before, fill_value=0).sum()
-    n, n0 = int(volume.reindex(recent, fill_value=0).sum()), int(held.sum())
-    units = [u for u in counts.columns if now.get(u, 0) + then.get(u, 0) > 0]
-    if not units:
+    v_recent, v_before = units.volume[ri].sum(axis=0), units.volume[bi].sum(axis=0)
+    overall = v_recent.sum() / (v_recent.sum() + v_before.sum())
+    both = v_recent + v_before
+    f = np.where(both > 0, v_recent / np.where(both > 0, both, 1), overall)
+    e_recent, e_before = units.evidence[ri].sum(axis=0), units.evidence[bi].sum(axis=0)
+    profile = e_recent + e_before
+    weight = profile.sum(axis=1)
+    p0 = np.where(weight > 0, (profile * f[None, :]).sum(axis=1) / np.where(weight > 0, weight, 1), overall)
+    if units.against_rest:  # the rest of the volume, without the unit's own papers
+        rest_recent = v_recent.sum() - units.papers[ri].sum(axis=0)
+        rest_before = v_before.sum() - units.papers[bi].sum(axis=0)
+        both_rest = rest_recent + rest_before
+        p0 = np.where((rest_recent > 0) & (rest_before > 0), rest_recent / np.maximum(both_rest, 1), p0)
+    k = np.floor(e_recent.sum(axis=1) + 0.5).astype(int)
+    k0 = np.floor(e_before.sum(axis=1) + 0.5).astype(int)
+    papers, papers_before = units.papers[ri].sum(axis=0), units.papers[bi].sum(axis=0)
+    # too young to compare: no paper at or before the middle of the earlier weeks
+    seen = units.papers[: bi[(len(bi) - 1) // 2] + 1].sum(axis=0) > 0
+    tested = np.flatnonzero(seen & (papers_before > 0) & (k0 > 0))
+    if not len(tested):
         return pd.DataFrame(columns=COLUMNS)
-    k = np.array([int(now[u]) for u in units])
-    k0 = np.array([int(then[u]) for u in units])
-    if estimates:
-        estimate, low, high, _ = shrunk_ratios(k, np.full(len(k), n), k0, np.full(len(k), n0))
-    else:  # the tests alone (the backtest): no estimate
-        estimate = low = high = np.full(len(k), np.nan)
-    expected = k0 / n0 * n
-    rows = pd.DataFrame({
-        "unit": units, "level": level, "horizon": h.name, "k": k, "n": n, "k0": k0, "n0": n0,
-        "expected": expected, "ratio": np.where(k0 > 0, (k / n) / np.maximum(k0 / n0, 1e-12), np.inf),
-        "estimate": estimate, "low": low, "high": high,
-        "p_value": [rate_test(int(a), n, int(b), n0) for a, b in zip(k, k0)],
+    k, k0, p0 = k[tested], k0[tested], p0[tested]
+    results = [change_test(int(a), int(b), float(p), min_change) for a, b, p in zip(k, k0, p0)]
+    expected = k0 * p0 / (1 - p0)
+    last = units.papers[max(0, ri[-1] - ENDED_WEEKS + 1): ri[-1] + 1].sum(axis=0)[tested]
+    direction = np.where(k > expected, "up", "down")
+    return pd.DataFrame({
+        "unit": [units.ids[i] for i in tested], "level": units.level, "family": units.family, "horizon": horizon,
+        "papers": papers[tested], "papers_before": papers_before[tested], "k": k, "k0": k0, "p0": p0,
+        "expected": expected, "ratio": (k / np.maximum(expected, 1e-12)),
+        "p_value": [r[0] for r in results], "p_min": [r[1] for r in results],
+        "direction": direction, "ended": (direction == "up") & (last == 0), "_u": tested,
+        "_recent": [ri] * len(tested), "_before": [bi] * len(tested),
     })
-    rows["direction"] = np.where(k > expected, "up", "down")
-    return rows
 
 
-def movement(levels: dict[str, pd.DataFrame], volume: pd.Series | dict[str, pd.Series], monday: pd.Timestamp,
-             cfg: TrendConfig = TrendConfig(), *, estimates: bool = True) -> pd.DataFrame:
-    """Every test a weekly report makes, one row each: ``levels`` maps a level ("theme", "area",
-    "watched") to its papers per week (index: Mondays; columns: units, without the unassigned -1);
-    ``volume``: the papers per week the shares are of (one series, or one per level: a theme's share
-    of the papers placed in a theme, a watched theme's of every paper). Rows hold the counts, the
-    raw and shrunk rate ratio with its interval, p and q (Benjamini-Hochberg over all rows) and
-    ``mover`` (q below ``alpha``). Without ``estimates`` only the tests are made (no shrinkage)."""
+def movement(levels: Sequence[Units], monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *,
+             estimates: bool = True) -> pd.DataFrame:
+    """Every test a weekly report makes, one row each, for each level of ``levels`` at every
+    horizon: the papers and the evidence of the recent and earlier weeks, the expected evidence,
+    the raw and shrunk rate ratio with its interval, p, the smallest attainable p, q (Tarone-BH
+    within the level's family), ``carried`` (the author who carries the move, else None), ``ended``
+    and ``mover`` (q below ``alpha``, not carried, not a rise that ended). Without ``estimates``
+    only the tests are made (no shrinkage)."""
+    periods = [(h.name, *weeks_of(monday, h)) for h in horizons(cfg)]
+    return _judge(levels, periods, cfg, estimates=estimates)
+
+
+def compare(levels: Sequence[Units], recent: list[pd.Timestamp], before: list[pd.Timestamp],
+            cfg: TrendConfig = TrendConfig(), name: str = "period") -> pd.DataFrame:
+    """The same tests and rules for one pair of periods of any length (the survey's last third of
+    its weeks against its first), ``carried`` looked up for every row, not only the significant."""
+    return _judge(levels, [(name, recent, before)], cfg, estimates=True, every=True)
+
+
+def _judge(levels: Sequence[Units], periods: list[tuple[str, list, list]], cfg: TrendConfig, *,
+           estimates: bool, every: bool = False) -> pd.DataFrame:
     parts = []
-    for level, counts in levels.items():
-        counts = counts[[c for c in counts.columns if c != -1]]
-        for h in horizons(cfg):
-            parts.append(_tests(counts, volume[level] if isinstance(volume, dict) else volume, monday, h, level,
-                                estimates))
-    parts = [p for p in parts if not p.empty]
+    by_level = {}
+    for units in levels:
+        by_level[units.level] = units
+        interval = cfg.min_change if cfg.change_rule == "interval" else 1.0
+        for name, recent, before in periods:
+            rows = _tests(units, recent, before, name, interval)
+            if rows.empty:
+                continue
+            if estimates or cfg.change_rule == "estimate":
+                est, low, high, _ = shrunk_ratios(rows["k"], rows["p0"], rows["k0"], 1 - rows["p0"])
+            else:
+                est = low = high = np.full(len(rows), np.nan)
+            parts.append(rows.assign(estimate=est, low=low, high=high))
     if not parts:
         return _empty()
     table = pd.concat(parts, ignore_index=True)
-    table["q_value"] = benjamini_hochberg(table["p_value"].to_numpy(dtype=float))
-    table["mover"] = table["q_value"] < cfg.alpha
-    return table.reset_index(drop=True)
+    table["q_value"] = 1.0
+    families = table["family"]
+    if cfg.watched_family == "each":
+        families = families.where(families != "watched", "watched:" + table["unit"].astype(str))
+    for _, idx in table.groupby(families).groups.items():
+        table.loc[idx, "q_value"] = tarone_bh(table.loc[idx, "p_value"].to_numpy(dtype=float),
+                                              table.loc[idx, "p_min"].to_numpy(dtype=float), cfg.alpha)
+    significant = np.array(table["q_value"] < cfg.alpha, dtype=bool)
+    if cfg.change_rule == "estimate":
+        est = table["estimate"].to_numpy(dtype=float)
+        significant &= (est >= cfg.min_change) | (est <= 1 / cfg.min_change)
+    carried = [None] * len(table)
+    for i in np.flatnonzero(significant | every):
+        row = table.iloc[i]
+        units = by_level[row["level"]]
+        weeks = row["_recent"] if row["direction"] == "up" else row["_before"]
+        rows = units.rows[(units.rows["u"] == row["_u"]) & units.rows["w"].isin(weeks)]
+        voice = one_voice(rows["authors"])
+        carried[i] = voice.author if voice is not None else None
+    table["carried"] = carried
+    table["mover"] = significant & table["carried"].isna().to_numpy() & ~table["ended"].to_numpy(dtype=bool)
+    return table[COLUMNS].reset_index(drop=True)
 
 
 def _empty() -> pd.DataFrame:
     """No test at all, with the columns (and a boolean ``mover``) every caller reads."""
     table = pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
-    return table.astype({"mover": bool, "k": int, "n": int, "k0": int, "n0": int, "expected": float,
-                         "p_value": float, "q_value": float})
+    return table.astype({"mover": bool, "ended": bool, "k": int, "k0": int, "papers": int,
+                         "papers_before": int, "expected": float, "p_value": float, "p_min": float, "q_value": float,
+                         "p0": float})
 
 
 def movers(table: pd.DataFrame) -> pd.DataFrame:
@@ -175,16 +394,37 @@ def movers(table: pd.DataFrame) -> pd.DataFrame:
             .reset_index(drop=True))
 
 
-def needed(n: int, n0: int, share: float, tests: int, alpha: float) -> int | None:
-    """The fewest papers, of ``n`` this period, that a unit holding ``share`` of the ``n0`` papers
-    before would need to count as rising when it is the only mover among ``tests`` tests (BH's first
-    threshold, ``alpha / tests``); None when no count up to ``n`` would do."""
+def since(levels: Sequence[Units], monday: pd.Timestamp, found: pd.DataFrame, cfg: TrendConfig = TrendConfig(),
+          most: int = 13) -> dict[tuple[str, object], pd.Timestamp]:
+    """For each mover of ``found`` (this week's movers), the first of the consecutive weeks up to this
+    one in which it was a mover in the same direction at some horizon (the weeks before judged on
+    the same tables, at most ``most`` back): (level, unit) -> Monday. A unit that started moving this
+    week maps to ``monday``."""
+    out = {(r.level, r.unit): monday for r in found.itertuples()}
+    going = {(r.level, r.unit): r.direction for r in found.itertuples()}
+    for back in range(1, most + 1):
+        if not going:
+            break
+        week = monday - pd.Timedelta(weeks=back)
+        table = movement(levels, week, cfg, estimates=False)
+        then = {(r.level, r.unit): r.direction for r in table[table["mover"].astype(bool)].itertuples()}
+        going = {key: d for key, d in going.items() if then.get(key) == d}
+        for key in going:
+            out[key] = week
+    return out
+
+
+def needed(n: float, n0: float, share: float, tests: int, alpha: float, min_change: float = 1.0) -> int | None:
+    """The fewest pieces of evidence, of ``n`` this period, that a unit holding ``share`` of the
+    ``n0`` before would need to count as rising when it is the only mover among ``tests`` tests (BH's
+    first threshold, ``alpha / tests``); None when no count up to ``n`` would do."""
     if n <= 0 or n0 <= 0 or tests <= 0:
         return None
     k0 = max(1, round(share * n0))
+    p0 = n / (n + n0)
     k = int(math.ceil(share * n))
     while k <= n:
-        if rate_test(k, n, k0, n0) <= alpha / tests:
+        if change_test(k, k0, p0, min_change)[0] <= alpha / tests:
             return k
         k += 1
     return None

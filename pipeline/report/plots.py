@@ -361,16 +361,27 @@ def history(events: pd.DataFrame, counts: pd.DataFrame, labels: dict[int, str], 
 
 
 def growth(changes: pd.DataFrame, labels: dict[int, str], *, title: str) -> Figure:
-    """Diverging bars: themes whose share grew or shrank most between the first and last part of a period."""
+    """Bars on a log scale from 1: the themes whose share grew or shrank most between the first and
+    last part of a period (``estimate``, with ``low`` and ``high`` as whiskers; faint: not beyond the
+    test, ``mover`` false)."""
     if changes.empty:
-        return message("Too few weeks to compare.")
-    changes = changes.sort_values("delta")
+        return message("Too few weeks, or no theme that may be compared.")
+    changes = changes.sort_values("estimate")
     fig = new_figure(7.5, 0.6 + 0.25 * len(changes))
     ax = fig.add_subplot()
-    ax.barh(range(len(changes)), changes["delta"] * 100, color=[theme_color(int(t)) for t in changes["topic"]])
-    ax.set_yticks(range(len(changes)), [_short(labels.get(int(t), str(t)), 36) for t in changes["topic"]], fontsize=8)
+    y = np.arange(len(changes))
+    logs = np.log2(changes["estimate"].to_numpy(dtype=float))
+    colors = [theme_color(int(t)) for t in changes["topic"]]
+    alphas = [1.0 if bool(m) else 0.35 for m in changes["mover"].fillna(False)]
+    for i, (value, color, alpha) in enumerate(zip(logs, colors, alphas)):
+        ax.barh(i, value, color=color, alpha=alpha)
+    low, high = np.log2(changes["low"].to_numpy(dtype=float)), np.log2(changes["high"].to_numpy(dtype=float))
+    ax.errorbar(logs, y, xerr=[logs - low, high - logs], fmt="none", ecolor="#555555", elinewidth=0.8, capsize=2)
+    ax.set_yticks(y, [_short(labels.get(int(t), str(t)), 36) for t in changes["topic"]], fontsize=8)
     ax.axvline(0, color="#555555", linewidth=0.8)
-    ax.set_xlabel("change in share of papers (percentage points)")
+    ticks = np.arange(np.floor(min(low.min(), 0)), np.ceil(max(high.max(), 0)) + 1)
+    ax.set_xticks(ticks, [f"{2 ** t:g}×" for t in ticks])
+    ax.set_xlabel("change of share, last third of the weeks against the first (rate ratio, log scale)")
     ax.set_title(title, loc="left", fontsize=11)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

@@ -75,6 +75,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     when the same report of the same tables is already written, unless ``force``."""
     from pipeline.report.digest import opening, to_markdown
     from pipeline.report.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, build_week
+    from pipeline.voice import SERIES_PAPERS
 
     start = time.perf_counter()
     require_tables(cfg.paths)
@@ -105,7 +106,8 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         by_theme = {int(t): rows for t, rows in links.groupby(papers["topic"], sort=False)}
         html = render(
             "weekly.html.j2", r=report, figures=figures, color=plots.theme_color,
-            opening=opening(report), phrases=PHRASES, read=READ, most_movers=MOST_MOVERS,
+            opening=opening(report), phrases=PHRASES, read=READ, most_movers=MOST_MOVERS, week_label=data.week_label,
+            series_papers=SERIES_PAPERS,
             papers_of=lambda t: by_theme.get(int(t), links.iloc[:0]),
             unassigned=papers[papers["topic"] == -1],
             generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -121,6 +123,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
             level)))
     # the feed lists every weekly report written so far (written after the report's folder is in place)
     write_text(cfg.paths.weekly_reports / "feed.xml", feed.feed(cfg.paths.weekly_reports, cfg.report.publish_url))
+    write_text(cfg.paths.weekly_reports / "index.html", feed.archive(cfg.paths.weekly_reports))
     folder = final
     if report.empty:
         log.warning("report: no papers in %s; the report says so", report.week)

@@ -146,21 +146,52 @@ class Survey:
     areas: dict[int, tuple[int, str]] = field(default_factory=dict)  # theme -> (area id, area label)
     watched: list[dict] = field(default_factory=list)  # name, sentence, papers in period, moves, papers to read
     carried: dict[int, tuple[str, int, int]] = field(default_factory=dict)  # data.carried_by of the period
+    growth: pd.DataFrame = field(default_factory=pd.DataFrame)  # growth_table: first third against last
 
     @property
     def period(self) -> str:
         return f"{self.since:%Y-%m-%d}_{self.until:%Y-%m-%d}"
 
 
-def growth_table(counts: pd.DataFrame) -> pd.DataFrame:
-    """Share of each theme in the first and last third of the period's weeks, and the change."""
+def growth_table(period: pd.DataFrame, mondays: list[pd.Timestamp], cfg: TrendConfig = TrendConfig()) -> pd.DataFrame:
+    """How each theme's share moved from the first third of the period's weeks to the last third,
+    by the weekly report's rules (``movement.compare``): its evidence counted by author groups,
+    against what the categories' mix predicts, a move that one author carries or a rise with no
+    paper in the last 4 weeks set apart, a theme without papers in the first third new rather than
+    growing. One row per theme with papers: the raw shares (``first_share``, ``last_share``,
+    ``delta``) and, where tested, the shrunk ratio (``estimate``, ``low``, ``high``), ``q_value``,
+    ``mover``, ``carried`` and ``eligible`` (may be listed among the fastest-growing or shrinking)."""
+    from pipeline.report.levels import placed_units
+    from pipeline.report.movement import compare
+
+    third = max(1, len(mondays) // 3)
+    first, last = mondays[:third], mondays[-third:]
+    counts = period[period["topic"] >= 0].groupby([Papers.week_start, "topic"]).size().unstack(fill_value=0)
+    counts = counts.reindex(mondays, fill_value=0)
     totals = counts.sum(axis=1)
-    third = max(1, len(counts) // 3)
-    first = counts.iloc[:third].sum() / max(totals.iloc[:third].sum(), 1)
-    last = counts.iloc[-third:].sum() / max(totals.iloc[-third:].sum(), 1)
-    table = pd.DataFrame({"topic": counts.columns, "first_share": first.to_numpy(), "last_share": last.to_numpy()})
-    table = table[table["topic"] >= 0]
-    return table.assign(delta=table["last_share"] - table["first_share"])
+    table = pd.DataFrame({"topic": counts.columns.astype(int),
+                          "first_share": (counts.loc[first].sum() / max(totals.loc[first].sum(), 1)).to_numpy(),
+                          "last_share": (counts.loc[last].sum() / max(totals.loc[last].sum(), 1)).to_numpy()})
+    table = table.assign(delta=table["last_share"] - table["first_share"])
+    tests = compare([placed_units(period, mondays)], last, first, cfg)
+    tests = tests.assign(topic=tests["unit"].astype(int)).set_index("topic")
+    keep = ["estimate", "low", "high", "q_value", "mover", "carried", "direction", "ended"]
+    table = table.join(tests[keep], on="topic")
+    table[["estimate", "low", "high", "q_value"]] = table[["estimate", "low", "high", "q_value"]].astype(float)
+    eligible = table["estimate"].notna() & table["carried"].isna() & ~(
+        (table["direction"] == "up") & table["ended"].fillna(False).astype(bool))
+    return table.assign(eligible=eligible)
+
+
+def fastest(growth: pd.DataFrame, most: int = 8) -> pd.DataFrame:
+    """The fastest-growing and the fastest-shrinking themes that may be listed (``eligible``), by the
+    shrunk ratio of their shares, ``most`` of each."""
+    if growth.empty or "eligible" not in growth.columns:
+        return growth.iloc[:0]
+    fair = growth[growth["eligible"].astype(bool)]
+    up = fair[fair["direction"] == "up"].nlargest(most, "estimate")
+    down = fair[fair["direction"] == "down"].nsmallest(most, "estimate")
+    return pd.concat([down, up]).drop_duplicates("topic")
 
 
 def area_centroids(corpus: Corpus, centroids: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
@@ -197,6 +228,7 @@ def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, c
     period's last week (the weeks before it included, the ones after it not), and the papers to read
     (the closest to its sentence first); and the weekly counts of the period's papers on each
     watched theme (rows: Mondays)."""
+    from pipeline.report.levels import watched_units
     from pipeline.report.movement import movement
     from pipeline.report.watched import weekly_counts
 
@@ -208,9 +240,7 @@ def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, c
     upto = (papers[Papers.week_start] <= last).to_numpy() & (papers[Papers.published] < period[Papers.published].max()
                                                            + pd.Timedelta(seconds=1)).to_numpy()
     mondays = list(pd.date_range(papers.loc[upto, Papers.week_start].min(), last, freq="7D"))
-    counts = weekly_counts(watched.on[upto], papers.loc[upto, Papers.week_start], names, mondays)
-    volume = papers[upto].groupby(Papers.week_start).size().reindex(mondays, fill_value=0)
-    moves = movement({"watched": counts}, volume, last, cfg)
+    moves = movement([watched_units(papers[upto], mondays, Matches(watched.on[upto], watched.z[upto]))], last, cfg)
     out = []
     for name in names:
         mine = watched.on[name].to_numpy() & inside.to_numpy()
@@ -243,7 +273,7 @@ def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np
     mondays = list(pd.date_range(weeks[0], weeks[-1], freq="7D")) if weeks else []
     counts = weekly_topic_counts(Corpus(period, corpus.themes), mondays) if mondays else pd.DataFrame()
     sizes = pd.Series(topics[topics >= 0]).value_counts()
-    growth = growth_table(counts) if len(mondays) >= 3 else pd.DataFrame(columns=["topic", "delta"])
+    growth = growth_table(period, mondays, cfg) if len(mondays) >= 3 else pd.DataFrame(columns=["topic", "delta"])
     themes = corpus.themes.assign(size_in_period=sizes.reindex(corpus.themes.index, fill_value=0))
     themes = themes.join(growth.set_index("topic")[["delta"]] if not growth.empty else pd.DataFrame(columns=["delta"]))
     survey = Survey(since, until, period, themes.sort_values("size_in_period", ascending=False), labels, primary_only,
@@ -304,9 +334,13 @@ def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np
     survey.figures["categories"] = (plots.heatmap(theme_by_category(period, primary_only=primary_only), labels,
                                                   title=f"{noun.capitalize()} by arXiv category", note=f"Counts use {counting}."),
                                     f"Papers of each {level} in each arXiv category ({counting}).")
-    movers = pd.concat([growth.nsmallest(8, "delta"), growth.nlargest(8, "delta")]).drop_duplicates("topic") if not growth.empty else growth
-    survey.figures["growth"] = (plots.growth(movers, labels, title=f"Fastest-growing and shrinking {noun}"),
-                                "Share of the period's papers in its last third minus its first third.")
+    survey.growth = growth
+    survey.figures["growth"] = (plots.growth(fastest(growth), labels, title=f"Fastest-growing and shrinking {noun}"),
+                                f"Change of each {level}'s share from the first third of the period's weeks to the last "
+                                "third, against what the mix of arXiv categories predicts, counting one author's papers "
+                                "of a week once, shrunk towards 1 (90 % interval); solid: beyond the weekly report's "
+                                f"test. Left out: {level}s too young to compare, moves one author carries, and rises "
+                                "with no paper in the last 4 weeks.")
     return survey
 
 

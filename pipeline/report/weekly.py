@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -18,25 +19,24 @@ from pipeline.report.data import (
     areas_of,
     at_level,
     births,
-    VOICE_PAPERS,
-    VOICE_SHARE,
     monday_of,
     category_counts,
-    one_voice,
     uncategorised,
     theme_by_category,
     weekly_topic_counts,
 )
-from pipeline.report.movement import horizons, movement, movers, needed, weeks_of
+from pipeline.report.levels import report_levels
+from pipeline.report.movement import history as movement_history
+from pipeline.report.movement import ENDED_WEEKS, horizons, movement, movers, needed, since, weeks_of
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
+from pipeline.voice import SERIES_PAPERS
 
 # the paper columns the weekly report reads (load_corpus(cfg, COLUMNS)): no abstracts
 COLUMNS = [Papers.paper_id, Papers.title, Papers.url, Papers.categories, Papers.primary_category, Papers.published,
            Papers.week, Papers.week_start, Papers.authors]  # authors: whether a rise is one voice
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
-HISTORY = 26  # weeks before this one that the longest horizon reads (13 against 13)
 PHRASES = {h.name: h.phrase for h in horizons()}
 LEVEL_NOUN = {"theme": "", "area": " (area)", "watched": " (watched)"}
 READ = 5  # the most representative papers listed first for each mover, new theme and forming group
@@ -63,6 +63,10 @@ class WeeklyReport:
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
     moves: pd.DataFrame = field(default_factory=pd.DataFrame)  # every test of the report (movement.movement)
     movers: pd.DataFrame = field(default_factory=pd.DataFrame)  # each unit that moved once, strongest first
+    mix: pd.DataFrame = field(default_factory=pd.DataFrame)  # the arXiv categories whose share of the week moved
+    since: dict[tuple[str, object], pd.Timestamp] = field(default_factory=dict)  # mover -> first week of its run
+    series: list[dict] = field(default_factory=list)  # one author's series this month (series_of)
+    carriers: dict[tuple[str, object], list[str]] = field(default_factory=dict)  # area mover -> themes carrying it
     quiet: pd.DataFrame = field(default_factory=pd.DataFrame)  # themes whose silence or drop is significant
     names: dict[tuple[str, object], str] = field(default_factory=dict)  # (level, unit) -> name
     reading: dict[tuple[str, object], pd.DataFrame] = field(default_factory=dict)  # (level, unit) -> papers to read
@@ -79,18 +83,41 @@ class WeeklyReport:
         return self.movers[[(lv, u) not in quiet for lv, u in zip(self.movers["level"], self.movers["unit"])]]
 
     @property
-    def voices(self) -> dict[tuple[str, object], tuple[str, int, int]]:
-        """The rises that are one voice: (level, unit) -> (author, their papers, the papers of the
-        period to read), where one author is on at least ``VOICE_SHARE`` of a rising unit's papers of
-        its horizon, and on ``VOICE_PAPERS`` or more: a batch of one group's papers, not
-        necessarily the field moving."""
-        out = {}
-        for row in self.moved.itertuples():
-            rows = self.reading.get((row.level, row.unit))
-            if row.direction == "up" and rows is not None:
-                if (found := one_voice(rows, VOICE_SHARE, VOICE_PAPERS)) is not None:
-                    out[(row.level, row.unit)] = found
-        return out
+    def started(self) -> pd.DataFrame:
+        """The movers that began moving this week (not moving the week before)."""
+        moved = self.moved
+        return moved[[self.since.get((lv, u), self.monday) >= self.monday
+                      for lv, u in zip(moved["level"], moved["unit"])]] if len(moved) else moved
+
+    @property
+    def continuing(self) -> pd.DataFrame:
+        """The movers that were already moving the week before, with ``since`` (the first week of the run)."""
+        moved = self.moved
+        if not len(moved):
+            return moved.assign(since=pd.Series(dtype=object))
+        firsts = [self.since.get((lv, u), self.monday) for lv, u in zip(moved["level"], moved["unit"])]
+        return moved.assign(since=firsts)[[f < self.monday for f in firsts]]
+
+    def evidence_text(self, row) -> str:  # noqa: ANN001 - a row of moves
+        """``15 papers, 3 once each author's papers of a week count as one; 0.4 expected``, shortened
+        when every paper counts."""
+        papers = f"{row.papers} paper{'s' if row.papers != 1 else ''}"
+        counted = "" if row.k == row.papers else f" ({row.k} counting each author's papers of a week once)"
+        return f"{papers}{counted}, {row.expected:.1f} expected"
+
+    @property
+    def method_text(self) -> str:
+        """How the report decides what moved, in one sentence (from the horizons and the settings)."""
+        spans = [f"{h.phrase} ({h.recent} week{'s' if h.recent != 1 else ''} against the {h.before} before)"
+                 for h in horizons(self.cfg)]
+        return (f"Each {self.tested_text} is tested at {len(spans)} horizons, {', '.join(spans)}: an exact conditional "
+                "binomial test of its share against what the week's mix of arXiv categories predicts for it, so a busy "
+                "week or one category's deadline wave lifts nothing by itself. One author's papers of a week count "
+                f"once, and a move that one author carries is never named. A move must exceed {self.cfg.min_change:g}× "
+                f"(a fall, 1/{self.cfg.min_change:g}) beyond doubt, with the false discovery rate held at "
+                f"{100 * self.cfg.alpha:g} % within each family by Benjamini–Hochberg (themes and areas; watched themes; categories; "
+                f"{len(self.moves)} tests in all, those too small to ever be significant set aside). The size is "
+                "the rate ratio, shrunk towards 1 across units, with its 90 % interval.")
 
     @property
     def tested_text(self) -> str:
@@ -153,7 +180,7 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
     papers = corpus.papers
     start = papers[Papers.week_start].min() if not papers.empty else monday
     # weeks before the listings begin are left out, not counted as weeks without papers
-    tested = [m for m in week_range(monday, max(HISTORY, cfg.window)) if m >= start] + [monday]
+    tested = [m for m in week_range(monday, max(movement_history(cfg), cfg.window)) if m >= start] + [monday]
     shown = tested[-(max(history, cfg.window) + 1):]
     counts = weekly_topic_counts(corpus, tested)
     this = papers[papers[Papers.week_start] == monday]
@@ -226,31 +253,32 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendCon
     return report
 
 
+SINCE_WEEKS = 13  # how far back "still rising since" looks
+
+
 def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dict[int, tuple[int, str]],
           watched: Matches | None, tested: list[pd.Timestamp]) -> None:
     """Every unit's movement at every horizon (themes or areas, the areas beside the themes, the watched
-    themes), the movers, what went quiet, the papers to read, and the statuses of the week's table."""
-    from pipeline.report.watched import weekly_counts
-
+    themes, the categories' mix), the movers and since when they move, what went quiet, one author's
+    series, the papers to read, and the statuses of the week's table."""
     papers = corpus.papers
-    units = counts.drop(columns=[-1], errors="ignore")
-    # a theme's (an area's) share is of the papers placed in a theme: the latest weeks' papers still
-    # waiting in the pool would otherwise lower every theme's recent share; a watched theme's share is
-    # of every paper, since it matches papers whether or not they were placed
-    volumes = {report.level: units.sum(axis=1), "area": units.sum(axis=1), "watched": counts.sum(axis=1)}
-    levels = {report.level: units}
     names: dict[tuple[str, object], str] = {(report.level, t): label for t, label in report.labels.items()}
     area_of = {t: a for t, (a, _) in areas.items()}
     if areas:
-        levels["area"] = units.T.groupby([area_of.get(int(t), -1) for t in units.columns]).sum().T
         names |= {("area", a): label for a, label in areas.values()}
     watch = list(watched.names) if watched is not None else []
-    if watch:
-        levels["watched"] = weekly_counts(watched.on, papers[Papers.week_start], watch, tested)
-        names |= {("watched", w): w for w in watch}
+    names |= {("watched", w): w for w in watch}
     report.names = names
-    report.moves = moves = movement(levels, {lv: volumes[lv] for lv in levels}, report.monday, report.cfg)
-    report.movers = movers(moves)
+    # the weeks the tests read: the longest horizon's, and as far again as "since" looks back
+    start = papers[Papers.week_start].min() if not papers.empty else report.monday
+    weeks = [m for m in week_range(report.monday, movement_history(report.cfg) + SINCE_WEEKS) if m >= start] + [report.monday]
+    levels = report_levels(papers, weeks, report.level, area_of or None, watched if watch else None,
+                           ids=sorted(report.labels))
+    report.moves = moves = movement(levels, report.monday, report.cfg)
+    found = movers(moves)
+    report.mix = found[found["level"] == "category"].reset_index(drop=True)
+    report.movers = found[found["level"] != "category"].reset_index(drop=True)
+    report.since = since(levels, report.monday, report.movers, report.cfg)
     # went quiet: a significant drop to no paper at all over the horizon's recent weeks
     report.quiet = report.movers[(report.movers["direction"] == "down") & (report.movers["k"] == 0)]
     moved = {r.unit: ("rising" if r.direction == "up" else "falling", r.horizon)
@@ -262,32 +290,93 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
     report.trend = trend.assign(status=statuses, horizon=[
         moved[t][1] if s in ("rising", "falling", "quiet") and t in moved else ""
         for t, s in zip(trend["topic"], statuses)])
+    report.series = series_of(papers, report.monday, report.labels)
 
-    def members(level: str, unit: object) -> tuple[pd.Series, pd.Series]:
+    def members(level: str, unit: object) -> tuple[np.ndarray, pd.Series]:
         if level == "watched":
             return watched.on[unit].to_numpy(), watched.z[unit]
         topic = papers["topic"] if level == report.level else papers["topic"].map(area_of)
         return (topic == unit).to_numpy(), papers["probability"]
 
     steps = {h.name: h.recent for h in horizons(report.cfg)}
+    upto = (papers[Papers.week_start] <= report.monday).to_numpy()
     for row in report.movers.itertuples():
+        weeks_back = steps.get(row.horizon, 4)
+        recent = (papers[Papers.week_start] > report.monday - pd.Timedelta(weeks=weeks_back)).to_numpy() & upto
         inside, order = members(row.level, row.unit)
-        weeks = steps.get(row.horizon, 4)
-        recent = papers[Papers.week_start] > report.monday - pd.Timedelta(weeks=weeks)
-        chosen = papers[inside & recent.to_numpy() & (papers[Papers.week_start] <= report.monday).to_numpy()]
-        report.reading[(row.level, row.unit)] = chosen.assign(_order=order[chosen.index]).sort_values(
-            ["_order", Papers.paper_id], ascending=[False, True])
+        if row.level == "area" and row.direction == "up":
+            # an area's rise is carried by some of its themes: read theirs, not a sample of the whole area
+            carriers = _carriers(moves, row, [t for t, a in area_of.items() if a == row.unit])
+            report.carriers[(row.level, row.unit)] = [report.labels.get(t, str(t)) for t in carriers]
+            inside = papers["topic"].isin(carriers).to_numpy()
+        chosen = papers[inside & recent]
+        report.reading[(row.level, row.unit)] = newest_first(chosen, order[chosen.index])
     for name in watch:
         inside, order = members("watched", name)
         now = papers[inside & (papers[Papers.week_start] == report.monday).to_numpy()]
         report.watched.append({
             "name": name, "sentence": dict(report.cfg.watch).get(name, ""), "count": len(now),
-            "total": int(inside[(papers[Papers.week_start] <= report.monday).to_numpy()].sum()),
+            "total": int(inside[upto].sum()),
             "moves": moves[(moves["level"] == "watched") & (moves["unit"] == name)],
             "papers": now.assign(_order=order[now.index]).sort_values(["_order", Papers.paper_id],
                                                                       ascending=[False, True])})
-    if report.movers.empty and len(moves):
-        report.would_take = _would_take(report, counts, len(moves))
+    report_tests = moves[moves["family"] == "report"]
+    if report.movers.empty and len(report_tests):
+        report.would_take = _would_take(report, counts, len(report_tests))
+
+
+def newest_first(papers: pd.DataFrame, order: pd.Series) -> pd.DataFrame:
+    """``papers`` the newest week first, and within a week the most central (highest ``order``) first."""
+    return papers.assign(_order=order.to_numpy()).sort_values(
+        [Papers.week_start, "_order", Papers.paper_id], ascending=[False, False, True])
+
+
+def _carriers(moves: pd.DataFrame, row, themes: list[int]) -> list[int]:  # noqa: ANN001 - a movers row
+    """The themes of an area whose evidence above expected, at the area's horizon, makes at least
+    half of what its themes added together (the largest first, at most 3)."""
+    own = moves[(moves["level"] != "area") & (moves["family"] == "report") & (moves["horizon"] == row.horizon)
+                & moves["unit"].isin(themes)]
+    excess = (own["k"] - own["expected"]).to_numpy()
+    order = np.argsort(-excess)
+    total = excess[excess > 0].sum()
+    out, got = [], 0.0
+    for i in order[:3]:
+        if excess[i] <= 0 or (out and got >= total / 2):
+            break
+        out.append(int(own["unit"].iloc[i]))
+        got += excess[i]
+    return out
+
+
+def series_of(papers: pd.DataFrame, monday: pd.Timestamp, labels: dict[int, str], weeks: int = ENDED_WEEKS,
+              ) -> list[dict]:
+    """One author's series this month: an author with at least ``SERIES_PAPERS`` papers in one theme
+    over the last ``weeks`` weeks, one of them this week. Each: author, theme, its label, the
+    papers (newest first), the first and the last week; the most papers first, a co-author of the
+    same series once."""
+    if Papers.authors not in papers.columns:
+        return []
+    recent = papers[(papers[Papers.week_start] > monday - pd.Timedelta(weeks=weeks))
+                    & (papers[Papers.week_start] <= monday) & (papers["topic"] >= 0)]
+    pairs = recent[["topic", Papers.authors]].explode(Papers.authors).dropna(subset=[Papers.authors])
+    if pairs.empty:
+        return []
+    sizes = pairs.groupby(["topic", Papers.authors]).size()
+    sizes = sizes[sizes >= SERIES_PAPERS].sort_index().sort_values(ascending=False, kind="stable")
+    out: list[dict] = []
+    for (topic, author), _ in sizes.items():
+        rows = recent[(recent["topic"] == topic) & recent[Papers.authors].map(
+            lambda a, who=author: a is not None and who in set(a))]
+        if not (rows[Papers.week_start] == monday).any():
+            continue
+        ids = set(rows[Papers.paper_id])
+        if any(s["topic"] == topic and len(ids & s["ids"]) * 2 >= len(ids) for s in out):
+            continue  # a co-author of a series already named
+        rows = newest_first(rows, rows["probability"].fillna(0))
+        out.append({"author": str(author), "topic": int(topic), "label": labels.get(int(topic), str(topic)),
+                    "papers": rows, "ids": ids, "first": week_label(rows[Papers.week_start].min()),
+                    "last": week_label(rows[Papers.week_start].max())})
+    return out
 
 
 def _would_take(report: WeeklyReport, counts: pd.DataFrame, tests: int) -> list[str]:
@@ -305,12 +394,10 @@ def _would_take(report: WeeklyReport, counts: pd.DataFrame, tests: int) -> list[
         if n == 0 or n0 == 0 or held.empty:
             continue
         share = float((held / n0).median())
-        k = needed(n, n0, share, tests, report.cfg.alpha)
-        if k is None:
-            continue
-        papers = f"with {n:,} papers in themes {'this week' if h.recent == 1 else 'in the last 4 weeks'}"
-        out.append(f"{papers}, a {report.level} of {100 * share:.1f} % (the median {report.level}) would need "
-                   f"{k} papers ({share * n:.1f} expected) to count as rising")
+        k = needed(n, n0, share, tests, report.cfg.alpha, report.cfg.min_change)
+        papers = f"with {n:,} papers in themes {h.phrase}, a {report.level} of {100 * share:.1f} % (the median {report.level})"
+        out.append(f"{papers} could not count as rising even with all of them" if k is None else
+                   f"{papers} would need {k} papers by different authors ({share * n:.1f} expected) to count as rising")
     return out
 
 

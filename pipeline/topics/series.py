@@ -1,27 +1,26 @@
 """Themes one author carries: a series of essays, a project's reports.
 
-A theme with one author on at least ``CARRIED_SHARE`` of its papers, and on at least
-``CARRIED_PAPERS`` of them, is one voice: the reports say so beside its label
-(``report.data.carried_by``). Its label must not be a phrase of that series either: a reader who
+A theme that one author carries (``pipeline.voice.one_voice``, the one rule the reports use too) is
+one voice: the reports say so beside its label (``report.data.carried_by``). Its label must not be a phrase of that series either: a reader who
 searches the field by it finds the author's papers, not the theme's others. So where a carried
 theme's label fits fewer than ``min_label_support`` of its papers outside the series, the run asks
 for it to be named again from those papers alone (``names.ThemeToName``, the series' papers left
-out of the naming), as long as ``CARRIED_PAPERS`` of them remain; with fewer, the theme is the series,
+out of the naming), as long as ``NAMED_FROM`` of them remain; with fewer, the theme is the series,
 and keeps its label beside the reports' note.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.schemas import Papers
+from pipeline.voice import one_voice
 
-if TYPE_CHECKING:  # the reports read one_voice from here, without the naming's imports
+if TYPE_CHECKING:
     import pandas as pd
 
     from pipeline.config import TopicsConfig
@@ -30,19 +29,7 @@ if TYPE_CHECKING:  # the reports read one_voice from here, without the naming's 
 
 log = logging.getLogger(__name__)
 
-CARRIED_SHARE, CARRIED_PAPERS = 0.3, 5  # one author on this share of a theme's papers, and on this many
-
-
-def one_voice(authors: Iterable[Sequence[str] | None], share: float, least: int) -> tuple[str, int, int] | None:
-    """The author on at least ``share`` of the papers (each one's ``authors``) and on at least
-    ``least`` of them (the most frequent; ties in name order), as (author, their papers, all
-    papers); None where there is none, or no authors."""
-    authors = list(authors)
-    counts = Counter(a for names in authors if names is not None for a in set(names))
-    if not counts:
-        return None
-    author, n = min(counts.items(), key=lambda item: (-item[1], item[0]))
-    return (str(author), int(n), len(authors)) if n >= least and n >= share * len(authors) else None
+NAMED_FROM = 5  # a carried theme is named again from its other papers only when this many remain
 
 
 def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg: TopicsConfig) -> list[ThemeToName]:
@@ -61,13 +48,13 @@ def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg:
     asked = []
     for t in state.ids.tolist():
         rows = np.flatnonzero(topics == t)
-        found = one_voice(authors[rows], CARRIED_SHARE, CARRIED_PAPERS)
+        found = one_voice(authors[rows])
         if found is None:
             continue
-        author = found[0]
+        author = found.author
         series = np.array([names is not None and author in set(names) for names in authors[rows]], dtype=bool)
         others = rows[~series]
-        if len(others) < CARRIED_PAPERS:
+        if len(others) < NAMED_FROM:
             continue
         index = WordIndex([texts[i] for i in others])
         if index.share(index.words(state.labels[t], stop), set(range(len(others)))) >= cfg.min_label_support:

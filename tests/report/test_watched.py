@@ -85,7 +85,10 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     for w in built.watched:
         assert w["count"] == int(matches.on[w["name"]].to_numpy()[this].sum())  # every match of the week, counted
         assert set(w["moves"]["horizon"]) <= {"week", "month", "quarter"}
-    assert "Watched: MoE serving" in " ".join(opening(built))
+    total = sum(w["count"] for w in built.watched)
+    on = sum(1 for w in built.watched if w["count"])
+    assert f"Watched: {total} paper{'s' if total != 1 else ''} on {on} of your {len(built.watched)} themes this week." \
+        in opening(built)  # counted, not named: the opening names at most OPENING_UNITS units
     report.write_survey(watched)
     survey = next(p for p in watched.paths.surveys.iterdir()) / "index.html"
     assert "<h2>Watched</h2>" in survey.read_text() and "Edge offloading" in survey.read_text()
@@ -123,6 +126,48 @@ def test_the_feed_is_atom_with_an_entry_linking_to_every_weekly_report(watched):
     from pipeline.report.feed import feed
 
     assert feedparser.parse(feed(other)).entries[0].id not in ids
+
+
+def test_the_archive_page_lists_every_weekly_report_newest_first_and_links_the_feed(watched):
+    from html.parser import HTMLParser
+
+    import feedparser
+
+    for week in ("2026-W20", "2026-W24", "2026-W23"):
+        report.write_weekly(watched, week)
+    folder = watched.paths.weekly_reports
+    html = (folder / "index.html").read_text()
+
+    class Links(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.links, self.items, self.atom = [], [], []
+            self._in_p = False
+
+        def handle_starttag(self, tag, attrs):  # noqa: ANN001
+            attrs = dict(attrs)
+            if tag == "a":
+                self.links.append(attrs["href"])
+            if tag == "link" and attrs.get("type") == "application/atom+xml":
+                self.atom.append(attrs["href"])
+            self._in_p = tag == "p" and not attrs.get("class")
+
+        def handle_data(self, data):  # noqa: ANN001
+            if self._in_p and data.strip():
+                self.items.append(data.strip())
+
+    page = Links()
+    page.feed(html)
+    reports = [link for link in page.links if link.endswith("/index.html")]
+    assert reports == ["2026-W24/index.html", "2026-W23/index.html", "2026-W20/index.html"]  # newest first
+    assert all((folder / link).exists() for link in reports) and "feed.xml" in page.links and page.atom == ["feed.xml"]
+    for link, text in zip(reports, page.items):  # each with its opening paragraph
+        md = (folder / link).parent.joinpath("report.md").read_text()
+        assert text.split(" ×")[0] in md.split("\n\n")[2].replace("\\", "")
+    # the feed and every report link back to it
+    parsed = feedparser.parse((folder / "feed.xml").read_text())
+    assert any(link.href == "index.html" and link.rel == "alternate" for link in parsed.feed.links)
+    assert 'href="../index.html"' in (folder / "2026-W23" / "index.html").read_text()
 
 
 def test_the_feed_escapes_text_from_the_data_and_can_link_where_the_reports_are_published(tmp_path):

@@ -1,0 +1,84 @@
+"""The units a report tests, built from its papers: themes (or areas in their place), the areas
+beside the themes, the watched themes, and the arXiv categories whose mix says how the field's
+volume moved (``movement.Units``, one per level).
+
+A theme's and an area's papers are those placed in a theme, and the volume they are measured
+against is the placed papers (the latest weeks' papers still waiting in the pool would otherwise
+lower every recent share); a watched theme matches papers whether or not they were placed, so its
+volume is every paper. The categories are every paper, each counted as itself (a deadline wave is
+many groups' papers), against the field as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from pipeline.report.movement import Units, units_of
+from pipeline.report.watched import Matches
+from pipeline.schemas import Papers
+
+
+def _authors(papers: pd.DataFrame) -> list:
+    if Papers.authors not in papers.columns:
+        return [None] * len(papers)
+    return [list(a) if a is not None and not (isinstance(a, float)) else None for a in papers[Papers.authors]]
+
+
+def _primary(papers: pd.DataFrame) -> list:
+    if Papers.primary_category not in papers.columns:
+        return [""] * len(papers)
+    return papers[Papers.primary_category].tolist()
+
+
+def report_levels(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], level: str = "theme",
+                  area_of: dict[int, int] | None = None, watched: Matches | None = None,
+                  ids: Sequence | None = None) -> list[Units]:
+    """The report's levels from ``papers`` (Papers columns with ``topic``; at ``level="area"`` the
+    topic is already the area): ``level`` itself, "area" when ``area_of`` (theme -> area) is given,
+    "watched" when ``watched`` (rows in the order of ``papers``) names themes, and "category" when
+    the papers list categories."""
+    out = [placed_units(papers, weeks, level, ids=ids)]
+    if area_of:
+        out.append(placed_units(papers, weeks, "area", area_of))
+    if watched is not None and watched.names:
+        out.append(watched_units(papers, weeks, watched))
+    if Papers.primary_category in papers.columns and papers[Papers.primary_category].notna().any():
+        out.append(category_units(papers, weeks))
+    return out
+
+
+def placed_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], level: str = "theme",
+                 area_of: dict[int, int] | None = None, ids: Sequence | None = None) -> Units:
+    """Themes (or, with ``area_of``, their areas) over the papers placed in a theme."""
+    field = papers[papers[Papers.week_start].isin(set(weeks)).to_numpy()]
+    placed = field[field["topic"] >= 0]
+    authors, primary = _authors(placed), _primary(placed)
+    week = placed[Papers.week_start].tolist()
+    unit = placed["topic"].astype(int).tolist()
+    if area_of is not None:
+        unit = [area_of.get(t, -1) for t in unit]
+        ids = sorted(set(area_of.values()))
+    return units_of(level, weeks, week, unit, primary, authors, week, primary, ids)
+
+
+def watched_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], watched: Matches) -> Units:
+    """The watched themes over every paper (``watched``: rows in the order of ``papers``)."""
+    inside = papers[Papers.week_start].isin(set(weeks)).to_numpy()
+    field = papers[inside]
+    rows, names = np.nonzero(watched.on[inside][watched.names].to_numpy())
+    week, primary, authors = field[Papers.week_start].tolist(), _primary(field), _authors(field)
+    return units_of("watched", weeks, [week[i] for i in rows], [watched.names[j] for j in names],
+                    [primary[i] for i in rows], [authors[i] for i in rows], week, primary, watched.names)
+
+
+def category_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp]) -> Units:
+    """The primary categories' shares of every paper: the field's mix (each paper counts as itself)."""
+    field = papers[papers[Papers.week_start].isin(set(weeks)).to_numpy()]
+    week = field[Papers.week_start].tolist()
+    cats = [c if isinstance(c, str) else "" for c in _primary(field)]
+    blank = [""] * len(field)
+    return units_of("category", weeks, week, cats, blank, [None] * len(field), week, blank,
+                    sorted(c for c in set(cats) if c), grouped=False)
