@@ -166,12 +166,13 @@ def levels_at(stream: Stream, t: int, w: World):  # noqa: ANN201 - list of movem
         return full[members]
 
     theme = w.topics[placed]
+    tw = weights(theme.astype(np.int64), placed)
     out = [units_of("theme", weeks, pwk, theme.tolist(), prim[placed].tolist(), [authors[i] for i in placed], pwk,
-                    prim[placed].tolist(), sorted(set(w.areas) | set(theme.tolist())),
-                    weight=weights(theme.astype(np.int64), placed))]
+                    prim[placed].tolist(), sorted(set(w.areas) | set(theme.tolist())), weight=tw, volume_weight=tw)]
     area = np.array([w.areas.get(int(x), -1) for x in theme], dtype=np.int64)
+    aw = weights(area + 100, placed)
     out.append(units_of("area", weeks, pwk, area.tolist(), prim[placed].tolist(), [authors[i] for i in placed], pwk,
-                        prim[placed].tolist(), sorted(set(w.areas.values())), weight=weights(area + 1, placed)))
+                        prim[placed].tolist(), sorted(set(w.areas.values())), weight=aw, volume_weight=aw))
     blank = [""] * len(idx)
     out.append(units_of("category", weeks, wk, prim[idx].tolist(), blank, [None] * len(idx), wk, blank,
                         sorted(set(prim[idx].tolist()) - {""}), grouped=False))
@@ -187,7 +188,8 @@ def levels_at(stream: Stream, t: int, w: World):  # noqa: ANN201 - list of movem
                          *_subset_pairs(pair_row, pair_author, for_rows))
         out.append(units_of("watched", weeks, [stream.all_weeks[i] for i in w.week_of[hit]],
                             [names[j] for j in which], prim[hit].tolist(), [authors[i] for i in hit], wk,
-                            prim[idx].tolist(), names, weight=ww))
+                            prim[idx].tolist(), names, weight=ww,
+                            volume_weight=weights(w.topics[idx].astype(np.int64) + 100, idx)))
     return out
 
 
@@ -402,14 +404,11 @@ def main() -> None:
     ap.add_argument("--parts", default="growth,watched,series,mix,null")
     ap.add_argument("--alpha", type=float, default=None, help="[report] alpha (default: the config's)")
     ap.add_argument("--min-change", type=float, default=None, help="[report] min_change (default: the config's)")
-    ap.add_argument("--rule", default=None)
-    ap.add_argument("--watched-family", default=None)
     ap.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-trends"))
     args = ap.parse_args()
     from pipeline.config import ReportConfig
 
-    settings = {k: v for k, v in (("alpha", args.alpha), ("min_change", args.min_change), ("change_rule", args.rule),
-                                                  ("watched_family", args.watched_family)) if v is not None}
+    settings = {k: v for k, v in (("alpha", args.alpha), ("min_change", args.min_change)) if v is not None}
     cfg = ReportConfig(**settings)
     parts = set(args.parts.split(","))
     started = time.perf_counter()
@@ -423,7 +422,6 @@ def main() -> None:
     phrase_sets = {name: stream.text.str.contains(pattern, case=False, regex=True).to_numpy()
                    for name, pattern in PHRASES[args.corpus].items()}
     result = {"corpus": args.corpus, "half": args.half, "alpha": cfg.alpha, "min_change": cfg.min_change,
-              "rule": cfg.change_rule,
               "window": cfg.window, "report_weeks": [str(stream.all_weeks[t].date()) for t in half],
               "starts": [str(stream.all_weeks[t].date()) for t in starts], "seeds": args.seeds,
               "mean_weekly_papers": round(float(volume[half].mean()), 1)}
@@ -526,7 +524,7 @@ def markdown(result: dict) -> str:
     lines = [f"Backtest on {result['corpus']}, {result['half']} half: report weeks {result['report_weeks'][0]} to "
              f"{result['report_weeks'][-1]} ({result['mean_weekly_papers']} papers a week), growth starting "
              f"{', '.join(result['starts'])}, {result['seeds']} seeds each; alpha {result['alpha']}, min_change "
-             f"{result['min_change']} ({result.get('rule', '')}); {result.get('seconds', 0):.0f} s", ""]
+             f"{result['min_change']}; {result.get('seconds', 0):.0f} s", ""]
     if result.get("runs"):
         lines += _growth_table(pd.DataFrame(result["runs"]), "Planted growth of themes and phrase sets:") + [""]
     if result.get("watched_runs"):

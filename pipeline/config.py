@@ -230,8 +230,6 @@ class ReportConfig:
     # a mover's rate ratio must lie beyond [1 / min_change, min_change] (an interval null, movement.py):
     # a 0.8x drift of a large area is not news however many papers carry it
     min_change: float = 1.5
-    change_rule: str = "interval"  # TEMPORARY: "interval" null or the shrunk "estimate" beyond min_change
-    watched_family: str = "together"  # TEMPORARY: "together" or "each" watched theme a family of its own
     # watched themes: name = a sentence saying what it is about (report/watched.py)
     watch: tuple[tuple[str, str], ...] = ()
     watch_z: float = 3.0  # a paper this far out in the tail of the cosines to the sentence is on it

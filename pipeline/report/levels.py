@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pipeline.report.movement import Units, units_of
+from pipeline.report.movement import Units, units_of, week_unit_evidence
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers
 
@@ -61,7 +61,8 @@ def placed_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], level: str
     if area_of is not None:
         unit = [area_of.get(t, -1) for t in unit]
         ids = sorted(set(area_of.values()))
-    return units_of(level, weeks, week, unit, primary, authors, week, primary, ids)
+    weight = week_unit_evidence(week, unit, authors)  # the volume is the units' own papers: the same weights
+    return units_of(level, weeks, week, unit, primary, authors, week, primary, ids, weight=weight, volume_weight=weight)
 
 
 def watched_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], watched: Matches) -> Units:
@@ -70,8 +71,11 @@ def watched_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], watched: 
     field = papers[inside]
     rows, names = np.nonzero(watched.on[inside][watched.names].to_numpy())
     week, primary, authors = field[Papers.week_start].tolist(), _primary(field), _authors(field)
+    # every paper weighs in the volume as it does among its theme's papers of the week (unplaced: the pool's)
+    volume_weight = week_unit_evidence(week, field["topic"].tolist(), authors)
     return units_of("watched", weeks, [week[i] for i in rows], [watched.names[j] for j in names],
-                    [primary[i] for i in rows], [authors[i] for i in rows], week, primary, watched.names)
+                    [primary[i] for i in rows], [authors[i] for i in rows], week, primary, watched.names,
+                    volume_weight=volume_weight)
 
 
 def category_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp]) -> Units:

@@ -33,9 +33,9 @@ the shrunk estimate would not give a p-value for the false discovery rate to hol
 weeks is too young to compare at that horizon: it is new there, never a ratio against ~0 expected.
 A unit with no paper in its last 4 weeks is not rising at any horizon.
 
-**False discovery rate, by family, at low counts.** The themes and areas are one family, the watched
-themes (hypotheses the user stated before seeing the data) another, the categories a third; each
-holds its own rate ``alpha``. Within a family a test that cannot reach significance given its total
+**False discovery rate, by family, at low counts.** The themes and areas are one family, the
+categories another, and each watched theme (a hypothesis the user stated before seeing the data) a
+family of its own, its horizons together; each holds its own rate ``alpha``. Within a family a test that cannot reach significance given its total
 count (its smallest attainable p-value, ``p_min``) does not dilute the others: Gilbert's (2005)
 Tarone-BH keeps the ``K`` tests whose ``p_min <= alpha / K`` for the smallest ``K`` that holds at
 least as many, and adjusts among those (``tarone_bh``).
@@ -58,6 +58,9 @@ from pipeline.report.trends import TrendConfig, benjamini_hochberg
 from pipeline.voice import one_voice
 
 ENDED_WEEKS = 4  # a unit with no paper in this many last weeks is not rising at any horizon
+# a category's other papers that weigh as much as the field's own recent fraction in predicting it: a
+# category with few papers besides the unit's says little about the mix
+PRIOR_PAPERS = 20
 FAMILY = {"theme": "report", "area": "report", "watched": "watched", "category": "mix"}
 
 
@@ -105,7 +108,6 @@ class Units:
     papers: np.ndarray
     volume: np.ndarray
     rows: pd.DataFrame
-    against_rest: bool = False  # a unit's exposure is the volume less its own papers (the categories)
 
     @property
     def family(self) -> str:
@@ -114,14 +116,15 @@ class Units:
 
 def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Sequence, category: Sequence,
              authors: Sequence, volume_week: Sequence, volume_category: Sequence,
-             ids: Sequence | None = None, *, grouped: bool = True, weight: np.ndarray | None = None) -> Units:
+             ids: Sequence | None = None, *, grouped: bool = True, weight: np.ndarray | None = None,
+             volume_weight: np.ndarray | None = None) -> Units:
     """``Units`` from one row per (paper, unit): its ``week`` (Monday), ``unit``, primary ``category``
     and ``authors``; and one row per paper of the field (``volume_week``, ``volume_category``). Rows
     outside ``weeks`` are left out. ``ids``: the units, in order (default: those seen, sorted).
     ``grouped=False`` counts every paper as one piece of evidence (the categories of the mix);
-    ``weight``: each row's evidence, when the caller has it already (a backtest). Without grouping
-    a unit is measured against the rest of the volume, not the whole of it: a category that holds
-    most of the field could never double its share of it."""
+    ``weight``: each row's evidence, when the caller has it already; ``volume_weight``: each field
+    paper's, so that the volume counts evidence as the units do (default: 1 each). A batch of one
+    author's papers must not swell the volume while it counts once in its unit."""
     weeks = tuple(weeks)
     index = {w: i for i, w in enumerate(weeks)}
     w = np.array([index.get(x, -1) for x in week], dtype=int)
@@ -147,9 +150,10 @@ def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Se
     np.add.at(papers, (w[keep], u[keep]), 1)
     volume = np.zeros((len(weeks), len(cats)))
     vkeep = vw >= 0
-    np.add.at(volume, (vw[vkeep], np.array([cid[x] for x in volume_category[vkeep]], dtype=int)), 1)
+    vweight = np.ones(int(vkeep.sum())) if volume_weight is None else np.asarray(volume_weight, dtype=float)[vkeep]
+    np.add.at(volume, (vw[vkeep], np.array([cid[x] for x in volume_category[vkeep]], dtype=int)), vweight)
     rows = pd.DataFrame({"w": w[keep], "u": u[keep], "authors": [authors[i] for i in np.flatnonzero(keep)]})
-    return Units(level, weeks, ids, cats, evidence, papers, volume, rows, against_rest=not grouped)
+    return Units(level, weeks, ids, cats, evidence, papers, volume, rows)
 
 
 def _order(x: object) -> tuple:
@@ -164,6 +168,13 @@ def _evidence(w: np.ndarray, u: np.ndarray, authors: list) -> np.ndarray:
     from pipeline.voice import evidence
 
     return evidence(w.astype(np.int64) * 1_000_003 + u, authors)
+
+
+def week_unit_evidence(week: Sequence, unit: Sequence, authors: Sequence) -> np.ndarray:
+    """``voice.evidence`` of papers grouped by their week and unit (any hashable values)."""
+    from pipeline.voice import evidence
+
+    return evidence(list(zip(week, unit)), list(authors))
 
 
 def weeks_of(monday: pd.Timestamp, h: Horizon) -> tuple[list[pd.Timestamp], list[pd.Timestamp]]:
@@ -281,17 +292,16 @@ def _tests(units: Units, recent: list[pd.Timestamp], before: list[pd.Timestamp],
         return pd.DataFrame(columns=COLUMNS)
     v_recent, v_before = units.volume[ri].sum(axis=0), units.volume[bi].sum(axis=0)
     overall = v_recent.sum() / (v_recent.sum() + v_before.sum())
-    both = v_recent + v_before
-    f = np.where(both > 0, v_recent / np.where(both > 0, both, 1), overall)
+    # each category's share of its papers in the recent weeks, its papers outside the unit only (a
+    # subject that is most of its category must not predict itself), leaning towards the field's
+    # when the category holds few other papers
     e_recent, e_before = units.evidence[ri].sum(axis=0), units.evidence[bi].sum(axis=0)
+    rest_recent = np.maximum(v_recent[None, :] - e_recent, 0)
+    rest_before = np.maximum(v_before[None, :] - e_before, 0)
+    f = (rest_recent + PRIOR_PAPERS * overall) / (rest_recent + rest_before + PRIOR_PAPERS)
     profile = e_recent + e_before
     weight = profile.sum(axis=1)
-    p0 = np.where(weight > 0, (profile * f[None, :]).sum(axis=1) / np.where(weight > 0, weight, 1), overall)
-    if units.against_rest:  # the rest of the volume, without the unit's own papers
-        rest_recent = v_recent.sum() - units.papers[ri].sum(axis=0)
-        rest_before = v_before.sum() - units.papers[bi].sum(axis=0)
-        both_rest = rest_recent + rest_before
-        p0 = np.where((rest_recent > 0) & (rest_before > 0), rest_recent / np.maximum(both_rest, 1), p0)
+    p0 = np.where(weight > 0, (profile * f).sum(axis=1) / np.where(weight > 0, weight, 1), overall)
     k = np.floor(e_recent.sum(axis=1) + 0.5).astype(int)
     k0 = np.floor(e_before.sum(axis=1) + 0.5).astype(int)
     papers, papers_before = units.papers[ri].sum(axis=0), units.papers[bi].sum(axis=0)
@@ -340,12 +350,11 @@ def _judge(levels: Sequence[Units], periods: list[tuple[str, list, list]], cfg: 
     by_level = {}
     for units in levels:
         by_level[units.level] = units
-        interval = cfg.min_change if cfg.change_rule == "interval" else 1.0
         for name, recent, before in periods:
-            rows = _tests(units, recent, before, name, interval)
+            rows = _tests(units, recent, before, name, cfg.min_change)
             if rows.empty:
                 continue
-            if estimates or cfg.change_rule == "estimate":
+            if estimates:
                 est, low, high, _ = shrunk_ratios(rows["k"], rows["p0"], rows["k0"], 1 - rows["p0"])
             else:
                 est = low = high = np.full(len(rows), np.nan)
@@ -354,16 +363,12 @@ def _judge(levels: Sequence[Units], periods: list[tuple[str, list, list]], cfg: 
         return _empty()
     table = pd.concat(parts, ignore_index=True)
     table["q_value"] = 1.0
-    families = table["family"]
-    if cfg.watched_family == "each":
-        families = families.where(families != "watched", "watched:" + table["unit"].astype(str))
+    # each watched theme is a question the user asked: a family of its own (its horizons)
+    families = table["family"].where(table["family"] != "watched", "watched: " + table["unit"].astype(str))
     for _, idx in table.groupby(families).groups.items():
         table.loc[idx, "q_value"] = tarone_bh(table.loc[idx, "p_value"].to_numpy(dtype=float),
                                               table.loc[idx, "p_min"].to_numpy(dtype=float), cfg.alpha)
     significant = np.array(table["q_value"] < cfg.alpha, dtype=bool)
-    if cfg.change_rule == "estimate":
-        est = table["estimate"].to_numpy(dtype=float)
-        significant &= (est >= cfg.min_change) | (est <= 1 / cfg.min_change)
     carried = [None] * len(table)
     for i in np.flatnonzero(significant | every):
         row = table.iloc[i]

@@ -523,3 +523,35 @@ def test_the_report_path_printed_opens_from_where_the_user_stands(tmp_path, monk
     assert cfg.paths.display(page) == "reports/weekly/2026-W24/index.html"  # stored paths stay root-relative
     monkeypatch.chdir(tmp_path / "..")
     assert cfg.paths.openable(page) == f"{tmp_path.name}/project/reports/weekly/2026-W24/index.html"
+
+
+def test_the_surveys_fastest_growing_and_shrinking_follow_the_weekly_reports_rules():
+    from pipeline.report.survey import fastest, growth_table
+
+    rng = np.random.default_rng(0)
+    mondays = list(pd.date_range("2025-06-02", periods=24, freq="7D", tz="UTC"))
+    rows = []
+    for i, monday in enumerate(mondays):
+        for topic in range(8):
+            rate = {1: 20 if i >= 8 else 6, 2: 1, 3: 2 if i < 20 else 0}.get(topic, 20)  # 1 triples; 3 stops
+            n = rng.poisson(rate)
+            rows += [{"topic": topic, "week_start": monday, "authors": [f"a{topic}-{i}-{j}"]} for j in range(n)]
+        if i >= 16:  # theme 2 (a paper a week): one author's weekly essay in the last third, half its papers
+            rows += [{"topic": 2, "week_start": monday, "authors": ["Ana Essayist", f"co {i}"]}]
+        if i == 17:  # theme 4: one author's batch of sixty papers in one week
+            rows += [{"topic": 4, "week_start": monday, "authors": ["Bo Batch"]} for _ in range(60)]
+        if i in (16, 17):  # theme 3: a burst that ended, nothing in the last 4 weeks
+            rows += [{"topic": 3, "week_start": monday, "authors": [f"b{i}-{j}"]} for j in range(40)]
+        if i >= 20:  # theme 8: born in the last weeks
+            rows += [{"topic": 8, "week_start": monday, "authors": [f"c{i}-{j}"]} for j in range(10)]
+    period = pd.DataFrame(rows).assign(primary_category="cs.DC", paper_id=lambda f: f.index.astype(str))
+    growth = growth_table(period, mondays).set_index("topic")
+    assert growth.loc[1, "mover"] and growth.loc[1, "eligible"] and growth.loc[1, "estimate"] > 2
+    assert growth.loc[2, "carried"] == "Ana Essayist" and not growth.loc[2, "eligible"]
+    assert growth.loc[4, "estimate"] < 1.2  # sixty papers of one author in one week count once
+    assert growth.loc[3, "direction"] == "up" and growth.loc[3, "ended"] and not growth.loc[3, "eligible"]
+    assert pd.isna(growth.loc[8, "estimate"]) and not growth.loc[8, "eligible"]  # too young: new, not growing
+    listed = fastest(growth.reset_index())
+    assert listed[listed["direction"] == "up"]["topic"].iloc[0] == 1  # the fastest-growing is the real rise
+    assert not set(listed["topic"]) & {2, 3, 8}
+    assert 4 not in set(listed[listed["direction"] == "up"]["topic"])
