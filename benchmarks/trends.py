@@ -400,6 +400,7 @@ def main() -> None:
     ap.add_argument("--corpus", choices=sorted(PHRASES), default="csdc")
     ap.add_argument("--half", choices=("tune", "report"), default="tune")
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--growth-seeds", type=int, default=None, help="seeds of the planted growth (default: --seeds)")
     ap.add_argument("--null-seeds", type=int, default=10)
     ap.add_argument("--parts", default="growth,watched,series,mix,null")
     ap.add_argument("--alpha", type=float, default=None, help="[report] alpha (default: the config's)")
@@ -424,6 +425,7 @@ def main() -> None:
     result = {"corpus": args.corpus, "half": args.half, "alpha": cfg.alpha, "min_change": cfg.min_change,
               "window": cfg.window, "report_weeks": [str(stream.all_weeks[t].date()) for t in half],
               "starts": [str(stream.all_weeks[t].date()) for t in starts], "seeds": args.seeds,
+              "growth_seeds": args.growth_seeds,
               "mean_weekly_papers": round(float(volume[half].mean()), 1)}
     if "growth" in parts:
         sets = {f"theme {t}": stream.final == t for t in sorted(set(stream.final[stream.final >= 0].tolist()))}
@@ -435,7 +437,7 @@ def main() -> None:
                 continue
             for factor in (3.0, 2.0):
                 for k in starts:
-                    for seed in range(args.seeds):
+                    for seed in range(args.seeds if args.growth_seeds is None else args.growth_seeds):
                         found = planted_flags(stream, members, k, factor, seed, cfg, half[-1])
                         runs.append({"set": name, "share": round(share, 4), "factor": factor,
                                      "start": str(stream.all_weeks[k].date()), "seed": seed, **found})
@@ -523,7 +525,7 @@ def _growth_table(runs: pd.DataFrame, title: str) -> list[str]:
 def markdown(result: dict) -> str:
     lines = [f"Backtest on {result['corpus']}, {result['half']} half: report weeks {result['report_weeks'][0]} to "
              f"{result['report_weeks'][-1]} ({result['mean_weekly_papers']} papers a week), growth starting "
-             f"{', '.join(result['starts'])}, {result['seeds']} seeds each; alpha {result['alpha']}, min_change "
+             f"{', '.join(result['starts'])}, {result['seeds']} seeds each ({result.get('growth_seeds') or result['seeds']} for the growth of themes and phrase sets); alpha {result['alpha']}, min_change "
              f"{result['min_change']}; {result.get('seconds', 0):.0f} s", ""]
     if result.get("runs"):
         lines += _growth_table(pd.DataFrame(result["runs"]), "Planted growth of themes and phrase sets:") + [""]

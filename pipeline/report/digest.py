@@ -28,11 +28,13 @@ class Budget:
         self.named: list[str] = []  # what it let through, in order
 
     def names(self, labels: list[str], noun: str = "more") -> str:
-        """``A, B and 2 more`` within what is left (at least one name, so a clause is never empty)."""
-        shown = max(1, min(self.left, len(labels)))
-        self.left = max(0, self.left - shown)
+        """``A, B and 2 more`` within what is left; ``3 more (below)`` when nothing is."""
+        shown = min(self.left, len(labels))
+        self.left -= shown
         self.named += labels[:shown]
         rest = len(labels) - shown
+        if not shown:
+            return f"{rest} {noun} (below)"
         return names(labels[:shown] + ([f"{rest} {noun}"] if rest else []), shown + 1)
 
 
@@ -49,9 +51,10 @@ def opening(r: WeeklyReport, budget: Budget | None = None) -> list[str]:
     papers = f"{n:,} paper{'s' if n != 1 else ''}"
     volume = (f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})"
               if usual else f"{papers}; no earlier week holds papers to compare with")
-    if len(r.mix):
+    if len(r.mix_started):
         volume += "; the mix of categories moved: " + names(
-            [f"{row.unit} {row.estimate:.1f}× its usual share {PHRASES[row.horizon]}" for row in r.mix.itertuples()], 3)
+            [r.move_text(row) + ("" if row.k == 0 else f" its usual share {PHRASES[row.horizon]}")
+             for row in r.mix_started.itertuples()], 3)
     out = [volume + "."]
     started, continuing = r.started, r.continuing
     if len(started):
@@ -89,8 +92,8 @@ def opening(r: WeeklyReport, budget: Budget | None = None) -> list[str]:
     if r.series:
         s = r.series[0]
         more = f" ({len(r.series) - 1} more below)" if len(r.series) > 1 else ""
-        out.append(f"One author's series: {s['author']}, {len(s['papers'])} papers on "
-                   f"{budget.names([s['label']])}, {_weeks(s)}{more}.")
+        on = f" on {budget.names([s['label']])}" if budget.left else ""  # else its line below names it
+        out.append(f"One author's series: {s['author']}, {len(s['papers'])} papers{on}, {_weeks(s)}{more}.")
     if r.forming:
         out.append(f"Forming, not yet {r.level}s: {len(r.forming)} group{'s' if len(r.forming) != 1 else ''} (below).")
     elif not new:

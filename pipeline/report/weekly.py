@@ -63,7 +63,7 @@ class WeeklyReport:
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
     moves: pd.DataFrame = field(default_factory=pd.DataFrame)  # every test of the report (movement.movement)
     movers: pd.DataFrame = field(default_factory=pd.DataFrame)  # each unit that moved once, strongest first
-    mix: pd.DataFrame = field(default_factory=pd.DataFrame)  # the arXiv categories whose share of the week moved
+    mix: pd.DataFrame = field(default_factory=pd.DataFrame)  # the arXiv categories whose share moved (movers rows)
     since: dict[tuple[str, object], pd.Timestamp] = field(default_factory=dict)  # mover -> first week of its run
     series: list[dict] = field(default_factory=list)  # one author's series this month (series_of)
     carriers: dict[tuple[str, object], list[str]] = field(default_factory=dict)  # area mover -> themes carrying it
@@ -88,6 +88,12 @@ class WeeklyReport:
         moved = self.moved
         return moved[[self.since.get((lv, u), self.monday) >= self.monday
                       for lv, u in zip(moved["level"], moved["unit"])]] if len(moved) else moved
+
+    @property
+    def mix_started(self) -> pd.DataFrame:
+        """The categories whose share began moving this week: the mix is said once, when it moves."""
+        mix = self.mix
+        return mix[[self.since.get(("category", u), self.monday) >= self.monday for u in mix["unit"]]] if len(mix) else mix
 
     @property
     def continuing(self) -> pd.DataFrame:
@@ -131,7 +137,7 @@ class WeeklyReport:
 
     def move_text(self, row) -> str:  # noqa: ANN001 - a row of moves or movers
         """``MoE serving (watched) 2.1× (1.4–3.2)``, or ``Blockchain (area): no paper over 4 weeks``."""
-        name = self.name(row.level, row.unit) + LEVEL_NOUN.get(row.level, "")
+        name = (str(row.unit) if row.level == "category" else self.name(row.level, row.unit)) + LEVEL_NOUN.get(row.level, "")
         if row.k == 0 and row.direction == "down":
             return f"{name}: no paper {PHRASES[row.horizon]} ({row.expected:.1f} expected)"
         return f"{name} {row.estimate:.1f}× ({row.low:.1f}–{row.high:.1f})"
@@ -276,9 +282,9 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
                            ids=sorted(report.labels))
     report.moves = moves = movement(levels, report.monday, report.cfg)
     found = movers(moves)
+    report.since = since(levels, report.monday, found, report.cfg)
     report.mix = found[found["level"] == "category"].reset_index(drop=True)
     report.movers = found[found["level"] != "category"].reset_index(drop=True)
-    report.since = since(levels, report.monday, report.movers, report.cfg)
     # went quiet: a significant drop to no paper at all over the horizon's recent weeks
     report.quiet = report.movers[(report.movers["direction"] == "down") & (report.movers["k"] == 0)]
     moved = {r.unit: ("rising" if r.direction == "up" else "falling", r.horizon)

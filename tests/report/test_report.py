@@ -555,3 +555,28 @@ def test_the_surveys_fastest_growing_and_shrinking_follow_the_weekly_reports_rul
     assert listed[listed["direction"] == "up"]["topic"].iloc[0] == 1  # the fastest-growing is the real rise
     assert not set(listed["topic"]) & {2, 3, 8}
     assert 4 not in set(listed[listed["direction"] == "up"]["topic"])
+
+
+def test_the_opening_leads_with_what_started_names_at_most_six_and_says_the_rest_once(themed):
+    from pipeline.report.digest import OPENING_UNITS, Budget, opening
+    from pipeline.report.weekly import build_week
+
+    built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
+    topics = list(range(100, 108))
+    built.labels = {**built.labels, **{t: f"Subject {t}" for t in topics}}
+    built.names = {**built.names, **{("theme", t): f"Subject {t}" for t in topics}}
+    row = {"level": "theme", "horizon": "month", "k": 9, "papers": 9, "k0": 3, "papers_before": 3, "expected": 1.5,
+           "ratio": 6.0, "estimate": 2.5, "low": 1.4, "high": 4.1, "p_value": 1e-4, "q_value": 1e-3, "direction": "up",
+           "mover": True, "carried": None, "ended": False}
+    built.movers = pd.DataFrame([{**row, "unit": t} for t in topics])
+    built.quiet = built.movers.iloc[:0]
+    earlier = built.monday - pd.Timedelta(weeks=3)
+    built.since = {("theme", t): (earlier if i >= 5 else built.monday) for i, t in enumerate(topics)}  # 3 still rising
+    budget = Budget()
+    sentences = opening(built, budget)
+    assert len(budget.named) == OPENING_UNITS == 6
+    started = next(s for s in sentences if s.startswith("Started moving"))
+    assert started.count("×") == 5 and "2.5×" in started  # the five that began this week, named
+    still = next(s for s in sentences if s.startswith("Still rising"))
+    assert f"(since {data.week_label(earlier)})" in still and "2 more" in still  # one named, the rest counted
+    assert not any(built.labels[t] in " ".join(sentences) for t in topics[6:])
