@@ -81,12 +81,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", choices=("csdc", "daily"), default="csdc")
     ap.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-trends"))
+    ap.add_argument("--min-change", type=float, default=None, help="[report] min_change (default: the config's)")
     args = ap.parse_args()
     from pipeline.config import ReportConfig
     from pipeline.report import data
     from pipeline.report.weekly import build_week
     from trends_stream import corpus_papers
 
+    cfg = ReportConfig() if args.min_change is None else ReportConfig(min_change=args.min_change)
     papers = corpus_papers(args.corpus, args.work).reset_index(drop=True)
     folder = args.work / f"stream-{args.corpus}" / "weeks"
     rows, started = [], time.perf_counter()
@@ -96,13 +98,15 @@ def main() -> None:
         info = pd.read_parquet(folder / week / "topic_info.parquet")
         lineage = pd.read_parquet(folder / week / "topic_lineage.parquet") if (folder / week / "topic_lineage.parquet").exists() else None
         corpus = data.join(held, pd.read_parquet(folder / week / "doc_topics.parquet"), info, lineage)
-        report = build_week(corpus, monday, ReportConfig())
+        report = build_week(corpus, monday, cfg)
         rows.append(check(report, corpus.papers, dict(zip(info["topic"].astype(int), info["area"].astype(int)))))
         print(f"{week}: {rows[-1]['named']} named, {rows[-1]['movers']} movers, problems: {rows[-1]['problems']}",
               flush=True)
     seconds = time.perf_counter() - started
     lines = [f"# The weekly report's opening on every week of the {args.corpus} flow", "",
-             f"`python benchmarks/trends_openings.py --corpus {args.corpus}`; {len(rows)} reports in {seconds:.0f} s.", "",
+             f"`python benchmarks/trends_openings.py --corpus {args.corpus}"
+             + (f" --min-change {args.min_change}" if args.min_change is not None else "")
+             + f"`; {len(rows)} reports in {seconds:.0f} s; min_change {cfg.min_change}.", "",
              f"- reports with a problem: {sum(bool(r['problems']) for r in rows)} of {len(rows)}",
              f"- units named in an opening: at most {max(r['named'] for r in rows)}, median "
              f"{pd.Series([r['named'] for r in rows]).median():.0f}",
@@ -112,7 +116,8 @@ def main() -> None:
     for r in rows:
         lines.append(f"| {r['week']} | {r['named']} | {r['movers']} | {'; '.join(r['problems']) or '–'} | "
                      f"{r['opening'].replace('|', '/')} |")
-    out = REPO / "benchmarks" / "results" / f"trends-openings-{args.corpus}.md"
+    suffix = f"-min-change{args.min_change:g}" if args.min_change is not None else ""
+    out = REPO / "benchmarks" / "results" / f"trends-openings-{args.corpus}{suffix}.md"
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:8]))
 

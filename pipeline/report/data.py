@@ -8,7 +8,7 @@ import pandas as pd
 
 from pipeline.dates import week_label, week_monday  # noqa: F401 - week_label: data.week_label, the reports' week names
 from pipeline.schemas import DocTopics, Papers, TopicInfo
-from pipeline.voice import VOICE_PAPERS, VOICE_SHARE, one_voice
+from pipeline.voice import one_voice
 
 
 @dataclass(frozen=True)

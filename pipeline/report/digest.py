@@ -61,7 +61,7 @@ def opening(r: WeeklyReport, budget: Budget | None = None) -> list[str]:
         parts = []
         for h in horizons(r.cfg):
             rows = started[started["horizon"] == h.name]
-            if len(rows) and budget.left:
+            if len(rows):
                 parts.append(f"{h.phrase}: " + budget.names([r.move_text(row) for row in rows.itertuples()]))
         out.append("Started moving " + "; ".join(parts) + ".")
     new = [r.labels[t] for t in r.by_status("new")["topic"]]

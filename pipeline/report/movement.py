@@ -14,10 +14,12 @@ weeks for a fall) is never a mover: the report says it in its series line instea
 
 **The mix apart from the subject.** A unit's share is compared with what the field's mix of arXiv
 categories predicts for it: under "nothing moved", the unit's papers of category ``c`` fall in the
-recent weeks with the probability that category ``c``'s papers do (``f_c = V_c(recent) / V_c(both)``),
+recent weeks as the category's other papers do (``f_c``, its papers outside the unit in the recent
+weeks over those in both, leaning towards the field's fraction by ``PRIOR_PAPERS`` when it has few),
 so its ``k`` of ``k + k0`` pieces of evidence fall there with probability ``p0``, the mean of ``f_c``
 over the unit's own categories (indirect standardisation: the exact conditional binomial test of
-two Poisson rates, with each unit's own exposure). A category whose papers doubled for a deadline
+two Poisson rates, with each unit's own exposure). A unit's earlier weeks begin with its first
+paper, so one that began within them is not compared with weeks it did not exist in. A category whose papers doubled for a deadline
 lifts the themes of that category by exactly as much as it predicts, so they are not movers; the
 wave itself is one row of the ``mix`` level. Within-area shares were the alternative the issue
 offered; areas cut across categories on a broad stream, so they do not absorb a category's wave,
@@ -25,20 +27,22 @@ and a theme large within its area would lose most of its rise to its own area's 
 
 **Moves of a size that matters.** The test's null is an interval: the rate ratio lies within
 ``[1 / min_change, min_change]``. A rise is tested against ``min_change`` (1.5), a fall against its
-inverse, each one-sided and exact, and the p-value is twice the smaller: a 0.8x drift of a thousand
-papers is inside the interval and cannot be named however many papers carry it. (An interval on
+inverse, each one-sided and exact; the statistic is the smaller one-sided p-value, and the p-value
+the largest chance of one as small at either end of the interval (``change_test``): a 0.8x drift of
+a thousand papers is inside the interval and cannot be named however many papers carry it. (An interval on
 the shrunk estimate would not give a p-value for the false discovery rate to hold.)
 
-**New is new, ended is ended.** A unit without papers before the middle of a horizon's earlier
-weeks is too young to compare at that horizon: it is new there, never a ratio against ~0 expected.
+**New is new, ended is ended.** A unit that existed (had its first paper) in fewer than half of a
+horizon's earlier weeks is too young to compare at that horizon: it is new there, never a ratio
+against ~0 expected.
 A unit with no paper in its last 4 weeks is not rising at any horizon.
 
 **False discovery rate, by family, at low counts.** The themes and areas are one family, the
 categories another, and each watched theme (a hypothesis the user stated before seeing the data) a
 family of its own, its horizons together; each holds its own rate ``alpha``. Within a family a test that cannot reach significance given its total
 count (its smallest attainable p-value, ``p_min``) does not dilute the others: Gilbert's (2005)
-Tarone-BH keeps the ``K`` tests whose ``p_min <= alpha / K`` for the smallest ``K`` that holds at
-least as many, and adjusts among those (``tarone_bh``).
+Tarone-BH finds the smallest ``K`` with at most ``K`` tests whose ``p_min <= alpha / K``, and adjusts
+among those tests only (``tarone_bh``).
 
 **The size of a move** is the rate ratio, shrunk towards 1 across the units of a level and horizon
 (empirical Bayes, ``log ratio ~ Normal(0, tau)``, ``tau`` by maximum marginal likelihood, at least
@@ -244,8 +248,8 @@ def change_test(k: int, k0: int, p0: float, min_change: float = 1.0) -> tuple[fl
     the two exact one-sided p-values (a rise against ``min_change``, a fall against its inverse); the
     p-value is the largest chance, at either end of the interval, of a statistic as small: exact, so
     with ``min_change = 1`` it is about twice the smaller one-sided p-value, and with a wider interval
-    nearly the smaller itself. The smallest attainable p-value depends on the total alone, so a
-    total too small to ever be significant can be set aside."""
+    nearly the smaller itself. The smallest attainable p-value depends on the total and ``p0`` alone,
+    not on ``k``, so a test too small to ever be significant can be set aside."""
     trials = int(k + k0)
     if trials == 0 or not 0 < p0 < 1:
         return 1.0, 1.0
@@ -290,23 +294,30 @@ def _tests(units: Units, recent: list[pd.Timestamp], before: list[pd.Timestamp],
     held = units.volume[bi].sum(axis=1) if bi else np.zeros(0)
     if (held > 0).sum() * 2 < len(before) or not ri or units.volume[ri].sum() == 0 or not units.ids:
         return pd.DataFrame(columns=COLUMNS)
-    v_recent, v_before = units.volume[ri].sum(axis=0), units.volume[bi].sum(axis=0)
-    overall = v_recent.sum() / (v_recent.sum() + v_before.sum())
+    # each unit's earlier weeks begin with its first paper: a unit that began half-way through them
+    # would otherwise be compared with weeks in which it did not exist, and look like it rose
+    first = np.argmax(units.papers > 0, axis=0)
+    existed = np.array(bi)[None, :] >= first[:, None]  # units x earlier weeks
+    v_recent = units.volume[ri].sum(axis=0)
+    v_before = existed.astype(float) @ units.volume[bi]  # units x categories
+    overall = v_recent.sum() / (v_recent.sum() + v_before.sum(axis=1))
     # each category's share of its papers in the recent weeks, its papers outside the unit only (a
     # subject that is most of its category must not predict itself), leaning towards the field's
     # when the category holds few other papers
-    e_recent, e_before = units.evidence[ri].sum(axis=0), units.evidence[bi].sum(axis=0)
+    e_recent = units.evidence[ri].sum(axis=0)
+    e_before = np.einsum("uj,juc->uc", existed.astype(float), units.evidence[bi])
     rest_recent = np.maximum(v_recent[None, :] - e_recent, 0)
-    rest_before = np.maximum(v_before[None, :] - e_before, 0)
-    f = (rest_recent + PRIOR_PAPERS * overall) / (rest_recent + rest_before + PRIOR_PAPERS)
+    rest_before = np.maximum(v_before - e_before, 0)
+    f = (rest_recent + PRIOR_PAPERS * overall[:, None]) / (rest_recent + rest_before + PRIOR_PAPERS)
     profile = e_recent + e_before
     weight = profile.sum(axis=1)
     p0 = np.where(weight > 0, (profile * f).sum(axis=1) / np.where(weight > 0, weight, 1), overall)
     k = np.floor(e_recent.sum(axis=1) + 0.5).astype(int)
     k0 = np.floor(e_before.sum(axis=1) + 0.5).astype(int)
-    papers, papers_before = units.papers[ri].sum(axis=0), units.papers[bi].sum(axis=0)
-    # too young to compare: no paper at or before the middle of the earlier weeks
-    seen = units.papers[: bi[(len(bi) - 1) // 2] + 1].sum(axis=0) > 0
+    papers = units.papers[ri].sum(axis=0)
+    papers_before = (existed * units.papers[bi].T).sum(axis=1)
+    # too young to compare: it existed in fewer than half of the earlier weeks
+    seen = existed.sum(axis=1) * 2 >= len(bi)
     tested = np.flatnonzero(seen & (papers_before > 0) & (k0 > 0))
     if not len(tested):
         return pd.DataFrame(columns=COLUMNS)
@@ -321,7 +332,7 @@ def _tests(units: Units, recent: list[pd.Timestamp], before: list[pd.Timestamp],
         "expected": expected, "ratio": (k / np.maximum(expected, 1e-12)),
         "p_value": [r[0] for r in results], "p_min": [r[1] for r in results],
         "direction": direction, "ended": (direction == "up") & (last == 0), "_u": tested,
-        "_recent": [ri] * len(tested), "_before": [bi] * len(tested),
+        "_recent": [ri] * len(tested), "_before": [[b for b in bi if b >= first[u]] for u in tested],
     })
 
 
@@ -412,8 +423,10 @@ def since(levels: Sequence[Units], monday: pd.Timestamp, found: pd.DataFrame, cf
             break
         week = monday - pd.Timedelta(weeks=back)
         table = movement(levels, week, cfg, estimates=False)
-        then = {(r.level, r.unit): r.direction for r in table[table["mover"].astype(bool)].itertuples()}
-        going = {key: d for key, d in going.items() if then.get(key) == d}
+        then: dict[tuple[str, object], set[str]] = {}
+        for r in table[table["mover"].astype(bool)].itertuples():
+            then.setdefault((r.level, r.unit), set()).add(r.direction)
+        going = {key: d for key, d in going.items() if d in then.get(key, set())}
         for key in going:
             out[key] = week
     return out

@@ -121,7 +121,7 @@ class WeeklyReport:
                 "week or one category's deadline wave lifts nothing by itself. One author's papers of a week count "
                 f"once, and a move that one author carries is never named. A move must exceed {self.cfg.min_change:g}× "
                 f"(a fall, 1/{self.cfg.min_change:g}) beyond doubt, with the false discovery rate held at "
-                f"{100 * self.cfg.alpha:g} % within each family by Benjamini–Hochberg (themes and areas; watched themes; categories; "
+                f"{100 * self.cfg.alpha:g} % within each family by Benjamini–Hochberg (themes and areas; categories; each watched theme; "
                 f"{len(self.moves)} tests in all, those too small to ever be significant set aside). The size is "
                 "the rate ratio, shrunk towards 1 across units, with its 90 % interval.")
 
@@ -282,7 +282,7 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
                            ids=sorted(report.labels))
     report.moves = moves = movement(levels, report.monday, report.cfg)
     found = movers(moves)
-    report.since = since(levels, report.monday, found, report.cfg)
+    report.since = since(levels, report.monday, found, report.cfg, most=SINCE_WEEKS)
     report.mix = found[found["level"] == "category"].reset_index(drop=True)
     report.movers = found[found["level"] != "category"].reset_index(drop=True)
     # went quiet: a significant drop to no paper at all over the horizon's recent weeks
@@ -313,8 +313,9 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
         if row.level == "area" and row.direction == "up":
             # an area's rise is carried by some of its themes: read theirs, not a sample of the whole area
             carriers = _carriers(moves, row, [t for t, a in area_of.items() if a == row.unit])
-            report.carriers[(row.level, row.unit)] = [report.labels.get(t, str(t)) for t in carriers]
-            inside = papers["topic"].isin(carriers).to_numpy()
+            if carriers:  # else no theme of it was tested at that horizon: the area's own papers
+                report.carriers[(row.level, row.unit)] = [report.labels.get(t, str(t)) for t in carriers]
+                inside = papers["topic"].isin(carriers).to_numpy()
         chosen = papers[inside & recent]
         report.reading[(row.level, row.unit)] = newest_first(chosen, order[chosen.index])
     for name in watch:
@@ -364,6 +365,8 @@ def series_of(papers: pd.DataFrame, monday: pd.Timestamp, labels: dict[int, str]
         return []
     recent = papers[(papers[Papers.week_start] > monday - pd.Timedelta(weeks=weeks))
                     & (papers[Papers.week_start] <= monday) & (papers["topic"] >= 0)]
+    recent = recent.assign(**{Papers.authors: [sorted(set(a)) if isinstance(a, (list, tuple, np.ndarray)) else None
+                                               for a in recent[Papers.authors]]})
     pairs = recent[["topic", Papers.authors]].explode(Papers.authors).dropna(subset=[Papers.authors])
     if pairs.empty:
         return []

@@ -184,6 +184,16 @@ def test_a_unit_with_no_past_is_new_not_a_ratio_against_nothing():
     assert (table["expected"] > 0).all()
 
 
+def test_a_steady_unit_that_began_within_the_earlier_weeks_is_not_rising():
+    counts = field(np.random.default_rng(14), themes=10, per_week=300)
+    counts[10] = 0
+    counts.loc[WEEKS[7]:, 10] = 30  # steady from week 7 of the quarter's 13 earlier weeks on
+    table = movement([level(counts)], MONDAY, ANY)
+    assert not table[table["unit"] == 10]["mover"].any()
+    quarter = table[(table["unit"] == 10) & (table["horizon"] == "quarter")].iloc[0]
+    assert 0.8 < quarter["k"] / quarter["expected"] < 1.25  # compared with the weeks it existed in
+
+
 def test_a_burst_that_ended_is_not_rising():
     counts = field(np.random.default_rng(10), themes=10, per_week=200)
     counts[10] = 0
