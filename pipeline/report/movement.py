@@ -145,7 +145,7 @@ def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Se
     if weight is not None:
         weight = np.asarray(weight, dtype=float)[keep]
     elif grouped:
-        weight = _evidence(w[keep], u[keep], [authors[i] for i in np.flatnonzero(keep)])
+        weight = week_unit_evidence(w[keep], u[keep], [authors[i] for i in np.flatnonzero(keep)])
     else:
         weight = np.ones(int(keep.sum()))
     evidence = np.zeros((len(weeks), len(ids), len(cats)))
@@ -166,12 +166,6 @@ def _order(x: object) -> tuple:
 
 def _categories(values: Sequence) -> list[str]:
     return ["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
-
-
-def _evidence(w: np.ndarray, u: np.ndarray, authors: list) -> np.ndarray:
-    from pipeline.voice import evidence
-
-    return evidence(w.astype(np.int64) * 1_000_003 + u, authors)
 
 
 def week_unit_evidence(week: Sequence, unit: Sequence, authors: Sequence) -> np.ndarray:
