@@ -54,6 +54,7 @@ class Paths:
     reports = _place("reports")
     listings = _place("data/interim/listings.parquet")
     embeddings = _place("data/interim/embeddings", "the embedding cache: one folder per model identity")
+    watched = _place("data/interim/watched", "what each paper's text says of each watched theme, kept per paper")
     papers = _place("data/processed/papers.parquet")
     duplicates = _place("data/processed/duplicates.parquet")
     quarantine = _place("data/processed/quarantine.parquet")
@@ -232,8 +233,16 @@ class ReportConfig:
     min_change: float = 1.5
     # watched themes: name = a sentence saying what it is about (report/watched.py)
     watch: tuple[tuple[str, str], ...] = ()
-    watch_z: float = 3.0  # a paper this far out in the tail of the cosines to the sentence is on it
-    watch_z_words: float = 1.5  # ... or this far, writing two thirds of the sentence's content words
+    # when a paper is on a watched theme (report/watched.py; chosen on the tune halves of two labelled
+    # sets, benchmarks/watched/, docs/decisions/watched-matching.md). z: how far a paper's cosine to
+    # the theme's sentence lies out in the store's tail (cosine minus the mean, over the spread)
+    watch_floor: float = 0.2  # cosine to the sentence below which no paper is on it
+    watch_z_name: float = 0.0  # the name written once in the abstract counts this far out (in the title: always)
+    watch_z: float = 2.5  # ... or every word of the name written and this far out
+    watch_z_words: float = 2.0  # ... or this far, writing watch_share of the sentence's content words
+    watch_z_far: float = 4.0  # ... or this far, whatever the words
+    watch_share: float = 0.67
+    watch_named: float = 0.5  # no paper is on a theme by its closeness without this share of the name's words
     # where reports/weekly/ is published (https://example.org/trends/weekly/): the feed's links become
     # absolute; empty: links relative to feed.xml
     publish_url: str = ""
@@ -260,13 +269,21 @@ class ReportConfig:
             if name.casefold() in seen:
                 raise ConfigError(f"report.watch: {seen[name.casefold()]!r} and {name!r} are the same name")
             seen[name.casefold()] = name
-        for key in ("watch_z", "watch_z_words"):
+        for key in ("watch_z", "watch_z_words", "watch_z_far"):
             value = getattr(self, key)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ConfigError(f"report.{key} = {value}: must be a number above 0")
-        if self.watch_z_words > self.watch_z:
-            raise ConfigError(f"report.watch_z_words = {self.watch_z_words}: must not exceed report.watch_z = "
-                              f"{self.watch_z} (the words make a nearer paper count, not a farther one)")
+        if not (isinstance(self.watch_z_name, (int, float)) and math.isfinite(self.watch_z_name)):
+            raise ConfigError(f"report.watch_z_name = {self.watch_z_name}: must be a number (0: the store's mean cosine)")
+        if not (isinstance(self.watch_floor, (int, float)) and -1 <= self.watch_floor < 1):
+            raise ConfigError(f"report.watch_floor = {self.watch_floor}: must be a cosine, from -1 to below 1")
+        for key in ("watch_share", "watch_named"):
+            value = getattr(self, key)
+            if not (isinstance(value, (int, float)) and 0 <= value <= 1):
+                raise ConfigError(f"report.{key} = {value}: must be a share, from 0 to 1")
+        if self.watch_z_words > self.watch_z_far:
+            raise ConfigError(f"report.watch_z_words = {self.watch_z_words}: must not exceed report.watch_z_far = "
+                              f"{self.watch_z_far} (the words make a nearer paper count, not a farther one)")
         if self.publish_url and not re.match(r"https?://[^\s\"'<>]+$", self.publish_url):
             raise ConfigError(f"report.publish_url = {self.publish_url!r}: an http(s) address where reports/weekly/ is "
                               "published, or empty")

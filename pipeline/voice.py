@@ -66,14 +66,11 @@ def evidence(groups: Sequence, authors: Sequence[Sequence[str] | None]) -> np.nd
 
 def author_pairs(authors: Sequence[Sequence[str] | None]) -> tuple[np.ndarray, np.ndarray]:
     """(paper row, author) for each author of each paper, each author once a paper."""
-    rows, names = [], []
-    for i, paper in enumerate(authors):
-        if paper is None or isinstance(paper, float):
-            continue
-        for name in set(paper):
-            rows.append(i)
-            names.append(name)
-    return np.asarray(rows, dtype=np.int64), np.asarray(names, dtype=object)
+    listed = pd.Series([a if a is not None and not isinstance(a, float) else [] for a in authors], dtype=object)
+    pairs = listed.explode().dropna()
+    pairs = pd.DataFrame({"row": pairs.index.to_numpy(dtype=np.int64), "name": pairs.to_numpy(dtype=object)})
+    pairs = pairs.drop_duplicates()
+    return pairs["row"].to_numpy(dtype=np.int64), pairs["name"].to_numpy(dtype=object)
 
 
 def evidence_of(groups: np.ndarray, pair_row: np.ndarray, pair_author: np.ndarray) -> np.ndarray:

@@ -1,11 +1,12 @@
-"""Which cs.DC papers were read for the hand-labelled set of watched themes (see README.md here).
+"""Which papers were read for a hand-labelled set of watched themes (see README.md here).
 
-The pool is the union, for each watched theme, of: up to 60 papers drawn (seed 0) from those whose
-title or abstract matches a broad pattern of its subject (any mention, not the phrase), the 40
-papers nearest to its sentence by embedding, and 80 papers drawn (seed 0) from the whole listing.
-Writes the papers to read (outside the repository: they are the listings' text) as JSONL chunks.
+The pool is the union, for each watched theme, of: up to ``broad`` papers drawn (seed 0) from those
+whose title or abstract matches a broad pattern of its subject (any mention, not the phrase), the
+``nearest`` papers nearest to its sentence by embedding, and ``random`` papers drawn (seed 0) from the
+whole listing (cs.DC: 60, 40, 80; daily: 50, 30, 80). Writes the papers to read (outside the
+repository: they are the listings' text) as JSONL chunks.
 
-    python benchmarks/watched/pool.py --work /tmp/pt-bench-trends --out /tmp/labelling --chunks 3
+    python benchmarks/watched/pool.py --corpus csdc|daily --work /tmp/pt-bench-trends --out /tmp/labelling --chunks 3
 """
 
 from __future__ import annotations
@@ -20,16 +21,25 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-BROAD = {
+BROAD = {"csdc": {
     "MoE serving": r"mixture[- ]of[- ]experts|\bMoE\b|\bexperts?\b",
     "Edge offloading": r"offload|\bedge\b|\bMEC\b",
     "Federated learning": r"federated|\bclients?\b",
     "Collective communication": r"collective|all[- ]?reduce|\bNCCL\b|all[- ]to[- ]all|all[- ]?gather",
-}
+}, "daily": {
+    "KV cache": r"\bKV\b|key[- ]value|\bcach(?:e|es|ing)\b",
+    "Diffusion language models": r"\bdLLMs?\b|masked diffusion|discrete diffusion|diffusion[- ]based (?:large )?language"
+                                 r"|diffusion (?:large )?language|(?:language|text).{0,40}diffusion|diffusion.{0,40}(?:language|text generation)",
+    "Agent memory": r"memory.{0,80}agent|agent.{0,80}memory",
+    "Speculative decoding": r"speculative|draft|parallel decoding|decoding (speed|accelerat)",
+    "Quantum error correction": r"quantum",
+}}
+SIZES = {"csdc": (60, 40, 80), "daily": (50, 30, 80)}  # broad, nearest, random
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", choices=sorted(BROAD), default="csdc")
     ap.add_argument("--work", type=Path, default=Path("/tmp/pt-bench-trends"))
     ap.add_argument("--out", type=Path, default=Path("/tmp/labelling"))
     ap.add_argument("--chunks", type=int, default=3)
@@ -40,9 +50,10 @@ def main() -> None:
     from pipeline.topics.embed import EmbeddingCache, make_embedder, paper_texts
     from trends_stream import corpus_papers
 
-    watch = tomllib.loads((Path(__file__).parent / "csdc.toml").read_text())["report"]["watch"]
-    papers = corpus_papers("csdc", args.work).reset_index(drop=True)
-    cfg = config.load(args.work / "stream-csdc")
+    watch = tomllib.loads((Path(__file__).parent / f"{args.corpus}.toml").read_text())["report"]["watch"]
+    papers = corpus_papers(args.corpus, args.work).reset_index(drop=True)
+    cfg = config.load(args.work / f"stream-{args.corpus}")
+    broad, nearest, random = SIZES[args.corpus]
     embedder = make_embedder(cfg.topics)
     cache = EmbeddingCache(cfg.paths.embeddings, embedder.identity)
     vectors, _ = cache.embed(paper_texts(papers), embedder)
@@ -50,11 +61,11 @@ def main() -> None:
     rng = np.random.default_rng(0)
     chosen: set[int] = set()
     for name, sentence in watch.items():
-        hits = np.flatnonzero(text.str.contains(BROAD[name], case=False, regex=True).to_numpy())
-        chosen |= set(rng.choice(hits, size=min(60, len(hits)), replace=False).tolist())
+        hits = np.flatnonzero(text.str.contains(BROAD[args.corpus][name], case=False, regex=True).to_numpy())
+        chosen |= set(rng.choice(hits, size=min(broad, len(hits)), replace=False).tolist())
         sentence_vec, _ = cache.embed([sentence], embedder)
-        chosen |= set(np.argsort(-(vectors @ sentence_vec[0]))[:40].tolist())
-    chosen |= set(rng.choice(len(papers), size=80, replace=False).tolist())
+        chosen |= set(np.argsort(-(vectors @ sentence_vec[0]))[:nearest].tolist())
+    chosen |= set(rng.choice(len(papers), size=random, replace=False).tolist())
     rows = sorted(chosen)
     rng.shuffle(rows)
     args.out.mkdir(parents=True, exist_ok=True)

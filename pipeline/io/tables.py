@@ -121,3 +121,11 @@ def write_frame(df: pd.DataFrame, path: Path) -> None:
     """A plain parquet file without a schema (the model folder's copy of every paper's theme)."""
     with atomic_path(path) as tmp:
         df.to_parquet(tmp, index=False)
+
+
+def read_frame(path: Path) -> pd.DataFrame:
+    """A plain parquet file written by ``write_frame``."""
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as exc:
+        raise TableError(f"{path}: not a readable parquet file ({exc}); delete it and it is rebuilt") from None

@@ -181,7 +181,9 @@ def to_markdown(r: WeeklyReport) -> str:
         for w in r.watched:
             moved = [f"{PHRASES[m.horizon]} {m.estimate:.1f}×" + (" (moved)" if m.mover else "")
                      for m in w["moves"].itertuples()]
-            lines += [f"- **{esc(w['name'])}**: {w['count']} paper{'s' if w['count'] != 1 else ''} this week"
+            count = (f"{w['count']} paper{'s' if w['count'] != 1 else ''} this week ({w.get('by_name', 0)} writing its name)"
+                     if w["count"] else "no paper on it this week")
+            lines += [f"- **{esc(w['name'])}**: {count}"
                       + (f"; {', '.join(moved)}" if moved else "")] + md_paper_links(w["papers"], READ)
         lines.append("")
     lines += [f"## {r.level.capitalize()}s this week", "", f"| # | {r.level} | papers | share | weekly mean before | status |",

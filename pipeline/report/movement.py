@@ -170,9 +170,13 @@ def _categories(values: Sequence) -> list[str]:
 
 def week_unit_evidence(week: Sequence, unit: Sequence, authors: Sequence) -> np.ndarray:
     """``voice.evidence`` of papers grouped by their week and unit (any hashable values)."""
-    from pipeline.voice import evidence
+    from pipeline.voice import author_pairs, evidence_of
 
-    return evidence(list(zip(week, unit)), list(authors))
+    weeks = pd.factorize(pd.Series(list(week), dtype=object))[0]
+    units = pd.factorize(pd.Series(list(unit), dtype=object))[0]
+    groups = weeks.astype(np.int64) * (int(units.max(initial=0)) + 1) + units
+    rows, names = author_pairs(list(authors))
+    return evidence_of(groups, rows, pd.factorize(names)[0] if len(names) else names)
 
 
 def weeks_of(monday: pd.Timestamp, h: Horizon) -> tuple[list[pd.Timestamp], list[pd.Timestamp]]:
@@ -416,7 +420,9 @@ def since(levels: Sequence[Units], monday: pd.Timestamp, found: pd.DataFrame, cf
         if not going:
             break
         week = monday - pd.Timedelta(weeks=back)
-        table = movement(levels, week, cfg, estimates=False)
+        # a unit's test depends on its family's tests only: judge the families still going
+        families = {FAMILY.get(level, level) for level, _ in going}
+        table = movement([u for u in levels if u.family in families], week, cfg, estimates=False)
         then: dict[tuple[str, object], set[str]] = {}
         for r in table[table["mover"].astype(bool)].itertuples():
             then.setdefault((r.level, r.unit), set()).add(r.direction)

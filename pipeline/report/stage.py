@@ -137,17 +137,18 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
 
 def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa: ANN001, ANN201 - watched.Matches
     """``watched.match`` of every paper of ``corpus`` against the configured watched themes
-    (``embeddings``: the papers' vectors, when already loaded)."""
-    from pipeline.report.watched import match
+    (``embeddings``: the papers' vectors, when already loaded); each paper's text is read once and kept
+    in ``data/interim/watched/``, so a week's report reads only its new papers."""
+    from pipeline.report.watched import TextCache, Thresholds, match
     from pipeline.topics import fitted
 
     watch = dict(cfg.report.watch)
     if embeddings is None:
         embeddings, _ = load_embeddings(cfg, corpus)
     papers = corpus.papers
-    texts = papers[Papers.title].fillna("") + " " + papers[Papers.abstract].fillna("")
+    texts = papers[Papers.title].fillna("") + "\n" + papers[Papers.abstract].fillna("")
     return match(texts, embeddings, watch, fitted.embed_texts(cfg, list(watch.values())),
-                 z_alone=cfg.report.watch_z, z_words=cfg.report.watch_z_words)
+                 limits=Thresholds.of(cfg.report), cache=TextCache(cfg.paths.watched), ids=papers[Papers.paper_id])
 
 
 def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False,

@@ -244,7 +244,7 @@ def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, c
     out = []
     for name in names:
         mine = watched.on[name].to_numpy() & inside.to_numpy()
-        chosen = papers[mine].assign(_z=watched.z.loc[mine, name].to_numpy()).sort_values("_z", ascending=False)
+        chosen = papers[mine].assign(_z=watched.evidence(name)[mine].to_numpy()).sort_values("_z", ascending=False)
         out.append({"name": name, "sentence": dict(cfg.watch).get(name, ""), "count": int(mine.sum()),
                     "moves": moves[moves["unit"] == name], "papers": chosen})
     first = period[Papers.week_start].min()

@@ -1,33 +1,318 @@
 """Watched themes: subjects the user names in the configuration, each by a name and a sentence
-(``[report.watch]``: ``"MoE serving" = "serving mixture-of-experts models for inference"``), matched
-to every paper without any training, whatever the clustering made of the subject.
+(``[report.watch]``: ``"KV cache" = "compressing the key-value cache of large language models"``),
+matched to every paper without any training, whatever the clustering made of the subject.
 
-A paper is on a watched theme when
+A paper is on a watched theme when its embedding is at least ``watch_floor`` (cosine) from the
+sentence's embedding (same model as the themes: nothing matches when nothing is close), and
 
-- it writes the name as a phrase (``MoE serving``, ``MoE-serving``; any case), or
-- its embedding lies far out in the tail of the store's cosines to the sentence's embedding (same
-  model as the themes): ``z >= watch_z`` where ``z`` is the paper's cosine minus the store's mean
-  cosine to that sentence, over their standard deviation (calibrated per sentence, so a broad
-  sentence and a narrow one are held to the same rarity), or
-- it lies in the nearer tail (``z >= watch_z_words``) and writes at least two thirds of the
-  sentence's content words (by their stems: "offloading" finds "offload").
+- **by its name**: it writes the name or one of its usual variants as a phrase ("KV cache", "KV-caches",
+  "key-value cache"; "agent memory", "memory for LLM-based agents", "memory-augmented agents"), with
+  the definition's qualifier where the definition qualifies the name ("… cache *of large language
+  models*": the paper must also write "language model" or "LLM"), and lies at least ``watch_z_name``
+  out in the store's tail of cosines to the sentence (``z``: the paper's cosine minus the store's mean
+  cosine to that sentence, over their standard deviation), so that a passing mention does not count; or
+- **close**: ``z >= watch_z`` and it writes the qualifier, or ``z >= watch_z_words`` and it writes
+  at least two thirds of the sentence's content words as well.
 
-So matching depends on the papers and the sentence alone: it holds across splits, merges and refits
-of the themes. The thresholds were chosen on the hand-labelled cs.DC set of June-September 2025
-(``benchmarks/watched/``) and measured on October-December (``docs/design/weekly-report.md``).
+A paper close to two watched themes is listed under the one it is closest to, unless it is on the
+other by its name: a paper is on two themes only when it is on both.
+
+The text half of the decision (the name, the qualifier, the sentence's words) depends only on a
+paper's title and abstract and on the watched theme: ``TextCache`` keeps it per paper, so a week's
+report reads the text of its new papers only. The thresholds were chosen on the tune halves of two
+hand-labelled sets (``benchmarks/watched/``) and measured on the other halves
+(``docs/decisions/watched-matching.md``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-STOP = frozenset("a an and as among across by for from in into of on or such the their to with without many "
-                 "model models".split())  # words a sentence says about any subject
-_WORD = re.compile(r"\w+")  # words in any script ("Über-scale", "量子计算")
+STOP = frozenset("a an and as among across at by during for from in into of on or such that the their them "
+                 "to up let lets using via with without which while many model models".split())  # words a sentence says about any subject
+PREPOSITIONS = ("of", "for", "in", "on")  # "cache *of* large language models": a qualifier follows
+BOUNDARY = frozenset("and or but that which while during by with without across from to at as when".split())
+JOINERS = ("based", "augmented", "enhanced", "driven", "aware", "equipped")  # "memory-augmented agents"
+GAP = 2  # words that may stand between a name's words ("diffusion large language models")
+REVERSED_GAP = 3  # words between "memory for" and "agents" ("memory for LLM-based agents")
+_WORD = re.compile(r"\w+|[.;:!?()\[\]]")  # words in any script, and the marks that end a clause
+_MARK = "|"  # a clause's end, as the token stream writes it
+VERSION = 1  # of the text rules: cached text matches of another version are read again
+
+
+def norm(word: str) -> str:
+    """A word's form for matching: lower case, a plural's ending and a final "e" cut, so that a word
+    and its plural meet ("caches" and "cache" -> "cach", "memories" -> "memory", "agents" -> "agent")."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def tokens(text: str) -> list[str]:
+    """``text`` as matching reads it: words in their ``norm`` forms, a clause's end as ``|``
+    (hyphens split words: "KV-cache" is "kv cache")."""
+    return [_MARK if t in ".;:!?()[]" else norm(t) for t in _WORD.findall(text) if t != "s"]
+
+
+def stems(text: str) -> list[str]:
+    """The content words of ``text`` (a sentence), each cut to a stem that also finds its other forms
+    ("offloading" -> "offload", "servers" -> "serv"); short words are kept whole."""
+    return [w[:max(3, len(w) - 3)] for w in re.findall(r"\w+", text.lower()) if w not in STOP]
+
+
+def _acronym_expansions(word: str, sentence: list[str]) -> list[list[str]]:
+    """Runs of the sentence's words whose initials spell ``word`` ("kv" -> key value; "moe" ->
+    mixture of experts)."""
+    out = []
+    n = len(word)
+    for i in range(len(sentence) - n + 1):
+        run = sentence[i:i + n]
+        if _MARK not in run and "".join(w[0] for w in run) == word:
+            out.append(run)
+    return out
+
+
+@dataclass(frozen=True)
+class Theme:
+    """One watched theme as matching reads it (``theme`` makes it from the user's name and sentence)."""
+
+    name: str
+    sentence: str
+    forms: tuple[tuple[str, ...], ...]  # the name's words, and each acronym's expansion in its place
+    qualifiers: tuple[tuple[str, ...], ...]  # any one of these written: the definition's qualifier (none: no qualifier)
+    words: tuple[str, ...]  # the sentence's content stems
+
+    @property
+    def key(self) -> str:
+        """What the cached text matches of this theme are kept under (name, sentence, rules' version)."""
+        return hashlib.sha1(f"{VERSION}\0{self.name}\0{self.sentence}".encode()).hexdigest()[:16]
+
+
+def theme(name: str, sentence: str) -> Theme:
+    """The variants of ``name``, the qualifier of ``sentence`` and its content words."""
+    raw = re.findall(r"\w+", name)
+    said = tokens(sentence)
+    words = [norm(w) for w in raw]
+    forms = [tuple(words)]
+    for i, (w, r) in enumerate(zip(words, raw)):
+        if len(r) >= 2 and sum(c.isupper() for c in r) >= 2:  # an acronym: KV, MoE, LLM
+            for run in _acronym_expansions(w, said):
+                forms.append(tuple(words[:i] + run + words[i + 1:]))
+    return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(forms, said), tuple(stems(sentence)))
+
+
+def _qualifiers(forms: list[tuple[str, ...]], said: list[str]) -> tuple[tuple[str, ...], ...]:
+    """What the sentence says the name is of: the words after "of/for/in/on" right after one of the
+    name's words ("the key-value cache *of large language models* during inference"), up to a
+    clause's end or a word like "during"; written as those words, their last two, or their acronym."""
+    name_words = {w for form in forms for w in form}
+    inside = {form[j:j + 2] for form in forms for j in range(len(form) - 1)}  # "mixture of": the name's own
+    out: list[tuple[str, ...]] = []
+    for i in range(len(said) - 2):
+        if said[i] in name_words and said[i + 1] in PREPOSITIONS and tuple(said[i:i + 2]) not in inside:
+            group = []
+            for w in said[i + 2:]:
+                if w == _MARK or w in BOUNDARY or w in PREPOSITIONS:
+                    break
+                if w not in ("the", "a", "an", "their", "its"):
+                    group.append(w)
+            group = [w for w in group if w not in name_words] or []
+            if group:
+                out += [tuple(group), tuple(group[-2:])]
+                if len(group) >= 2:
+                    out.append(("".join(w[0] for w in group),))
+    return tuple(dict.fromkeys(out))
+
+
+class Doc:
+    """One paper's ``tokens`` with where each word stands, so that a phrase is looked for only where its
+    first word is."""
+
+    def __init__(self, text: str) -> None:
+        title, _, abstract = text.partition("\n") if "\n" in text else ("", "", text)  # the title on the first line
+        head = tokens(title)
+        self.title_ends = len(head)
+        self.words = head + [_MARK] + tokens(abstract)
+        self.at: dict[str, list[int]] = {}
+        for i, w in enumerate(self.words):
+            self.at.setdefault(w, []).append(i)
+
+    def has_stem(self, stem: str) -> bool:
+        return any(w.startswith(stem) for w in self.at)
+
+
+def _follows(seq: tuple[str, ...], words: list[str], start: int, gap: int) -> int | None:
+    """Where ``seq[1:]`` ends when written after ``words[start] == seq[0]``, at most ``gap`` words
+    between two of its words, none of them a clause's end or after a conjunction ("diffusion models
+    and language models" is not "diffusion language models"); None when it is not."""
+    at = start
+    for want in seq[1:]:
+        for step in range(1, gap + 2):
+            j = at + step
+            if j >= len(words) or words[j] == _MARK or (step > 1 and words[j - 1] in BOUNDARY):
+                return None
+            if words[j] == want:
+                at = j
+                break
+        else:
+            return None
+    return at
+
+
+def _written(form: tuple[str, ...], doc: Doc) -> list[int]:
+    """The places ``form`` is written in ``doc``: in order (a few words may stand between its words),
+    as one word ("kvcache"), or turned round (``_turned``)."""
+    places = [i for i in doc.at.get(form[0], []) if _follows(form, doc.words, i, GAP) is not None]
+    if len(form) == 2:
+        places += doc.at.get(form[0] + form[1], [])
+    return places + _turned(form, doc)
+
+
+def _turned(form: tuple[str, ...], doc: Doc) -> list[int]:
+    """The name turned round: its head, a preposition or a joiner, then its modifier ("memory for
+    LLM-based agents", "memory-augmented agents" for "agent memory"); or a head ending in "-ing" with
+    its object after it ("serving MoE models", "offloading tasks to edge servers")."""
+    if len(form) < 2:
+        return []
+    links = PREPOSITIONS + ("to",) + JOINERS
+    words = doc.words
+    out = []
+    for cut in range(1, len(form)):
+        modifier, head = form[:cut], form[cut:]
+        for i in doc.at.get(head[0], []):
+            if tuple(words[i:i + len(head)]) != head:
+                continue
+            after = words[i + len(head):i + len(head) + 4 + REVERSED_GAP + len(modifier)]
+            if _MARK in after:
+                after = after[:after.index(_MARK)]
+            spots = [j for j in (0, 1) if j < len(after) and after[j] in links]
+            if spots:
+                rest = after[spots[0] + 1:spots[0] + 2 + REVERSED_GAP + len(modifier)]
+            elif head[-1].endswith("ing"):
+                rest = after[:GAP + len(modifier)]
+            else:
+                continue
+            if any(_follows(modifier, rest, k, REVERSED_GAP) is not None for k, w in enumerate(rest) if w == modifier[0]):
+                out.append(i)
+    return out
+
+
+def read_text(doc: Doc, t: Theme) -> tuple[int, bool, float, bool, float]:
+    """For one paper: (how often the name or a variant is written, whether in the title, the share of
+    the name's words written (in some form), whether the qualifier is written (True when there is
+    none), the share of the sentence's content words written)."""
+    places = [set(_written(form, doc)) for form in t.forms]
+    count = max(len(p) for p in places)
+    title = any(i < doc.title_ends for p in places for i in p)
+    named = max(float(np.mean([doc.has_stem(w[:max(3, len(w) - 2)]) for w in form if w not in STOP] or [0.0]))
+                for form in t.forms)
+    qualified = not t.qualifiers or any(
+        any(_follows(q, doc.words, i, 0) is not None for i in doc.at.get(q[0], [])) if len(q) > 1
+        else (q[0] in doc.at or (len(q[0]) >= 3 and any(w.endswith(q[0]) for w in doc.at)))
+        for q in t.qualifiers)
+    share = float(np.mean([doc.has_stem(s) for s in t.words])) if t.words else 0.0
+    return count, title, named, qualified, share
+
+
+FIELDS = {"count": int, "title": bool, "named": float, "qualified": bool, "share": float}
+
+
+@dataclass(frozen=True)
+class TextMatches:
+    """Per paper (rows) and theme (columns, by name): the text half of matching (``read_text``)."""
+
+    count: pd.DataFrame
+    title: pd.DataFrame
+    named: pd.DataFrame
+    qualified: pd.DataFrame
+    share: pd.DataFrame
+
+
+def read_texts(texts: pd.Series, themes: list[Theme]) -> TextMatches:
+    """``read_text`` of every paper of ``texts`` on every theme (each paper's text read once)."""
+    rows = []
+    for text in texts.fillna("").tolist():
+        doc = Doc(text)
+        rows.append([read_text(doc, t) for t in themes])
+    names = [t.name for t in themes]
+    frames = []
+    for i, dtype in enumerate(FIELDS.values()):
+        values = np.array([[r[j][i] for j in range(len(themes))] for r in rows], dtype=dtype)
+        frames.append(pd.DataFrame(values.reshape(len(rows), len(themes)), index=texts.index, columns=names))
+    return TextMatches(*frames)
+
+
+class TextCache:
+    """The text half of matching kept per paper, one table per watched theme
+    (``<folder>/<Theme.key>.parquet``: paper id, a hash of its text, and ``read_text``'s readings), so
+    that a report reads again only the papers it has not read, or whose text changed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def read(self, ids: pd.Series, texts: pd.Series, themes: list[Theme]) -> tuple[TextMatches, int]:
+        """The text matches of the papers (``ids``/``texts``, same index) on ``themes``, and how many
+        papers had to be read (not in the cache for some theme)."""
+        from pipeline.io.tables import read_frame, write_frame
+
+        texts = texts.fillna("")
+        keys = pd.DataFrame({"paper_id": ids.astype(str).to_numpy(),
+                             "text": [hashlib.sha1(t.encode("utf-8")).hexdigest()[:16] for t in texts.tolist()]})
+        empty = pd.DataFrame({"paper_id": pd.Series(dtype=str), "text": pd.Series(dtype=str),
+                              **{f: pd.Series(dtype=d) for f, d in FIELDS.items()}})
+        kept, found = {}, {}
+        missing = np.zeros(len(texts), dtype=bool)
+        for t in themes:
+            path = self.folder / f"{t.key}.parquet"
+            kept[t.key] = old = read_frame(path) if path.exists() else empty
+            found[t.name] = at = keys.merge(old.drop_duplicates(["paper_id", "text"]), on=["paper_id", "text"], how="left")
+            missing |= at["share"].isna().to_numpy()
+        fresh = read_texts(texts[missing], themes) if missing.any() else None
+        columns: dict[str, dict[str, np.ndarray]] = {f: {} for f in FIELDS}
+        for t in themes:
+            at = found[t.name]
+            for field, dtype in FIELDS.items():
+                values = at[field].to_numpy(dtype=object, copy=True)
+                if fresh is not None:
+                    values[missing] = getattr(fresh, field)[t.name].to_numpy()
+                columns[field][t.name] = values.astype(dtype)
+            if fresh is not None:
+                new = keys[missing].assign(**{f: getattr(fresh, f)[t.name].to_numpy() for f in FIELDS})
+                table = pd.concat([kept[t.key], new], ignore_index=True).drop_duplicates(["paper_id"], keep="last")
+                self.folder.mkdir(parents=True, exist_ok=True)
+                write_frame(table, self.folder / f"{t.key}.parquet")
+        names = [t.name for t in themes]
+        frames = [pd.DataFrame(columns[f], index=texts.index, columns=names) for f in FIELDS]
+        return TextMatches(*frames), int(missing.sum())
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a paper is on a watched theme (the ``report.watch_*`` settings; module docstring)."""
+
+    floor: float = 0.2  # cosine to the sentence below which nothing matches
+    z_name: float = 0.0  # the name written once in the abstract, this far out (in the title: the floor is enough)
+    z_alone: float = 2.5  # this far out, with every word of the name written
+    z_words: float = 2.0  # this far out, with ``share`` of the sentence's content words written
+    z_far: float = 4.0  # this far out, whatever the words
+    share: float = 0.67
+    named: float = 0.5  # no paper is close without at least this share of the name's words
+
+    @classmethod
+    def of(cls, cfg) -> Thresholds:  # noqa: ANN001 - config.ReportConfig
+        return cls(cfg.watch_floor, cfg.watch_z_name, cfg.watch_z, cfg.watch_z_words, cfg.watch_z_far,
+                   cfg.watch_share, cfg.watch_named)
 
 
 @dataclass(frozen=True)
@@ -36,44 +321,59 @@ class Matches:
 
     on: pd.DataFrame  # bool: the paper is on the theme
     z: pd.DataFrame  # its calibrated cosine to the theme's sentence (how far out in the store's tail)
+    by_name: pd.DataFrame | None = None  # bool: on it by its name (the strongest evidence)
 
     @property
     def names(self) -> list[str]:
         return list(self.on.columns)
 
+    def evidence(self, name: str) -> pd.Series:
+        """An order of the papers on ``name``, strongest evidence first: by its name written, then
+        by closeness."""
+        z = self.z[name]
+        if self.by_name is None:
+            return z
+        return z + np.where(self.by_name[name].to_numpy(), 1e3, 0.0)
 
-def stems(text: str) -> list[str]:
-    """The content words of ``text``, each cut to a stem that also finds its other forms
-    ("offloading" -> "offload", "servers" -> "serv"); short words are kept whole."""
-    return [w[:max(3, len(w) - 3)] for w in _WORD.findall(text.lower()) if w not in STOP]
 
-
-def phrase_pattern(name: str) -> str:
-    """A regular expression finding ``name`` as written: its words in order, joined by spaces or hyphens."""
-    words = _WORD.findall(name.lower())
-    return r"\b" + r"[\s\-]+".join(re.escape(w) for w in words) + r"s?\b"
+def decide(text: TextMatches, cosine: np.ndarray, limits: Thresholds = Thresholds()) -> Matches:
+    """The matches from the text half and the papers' cosines to each sentence (papers x themes)."""
+    names = list(text.count.columns)
+    index = text.count.index
+    if len(cosine) > 1:
+        spread = cosine.std(axis=0)
+        z = np.where(spread > 0, (cosine - cosine.mean(axis=0)) / np.where(spread > 0, spread, 1), 0.0)
+    else:
+        z = np.zeros_like(cosine)
+    near = cosine >= limits.floor
+    count, title, named, qualified, share = (text.count.to_numpy(), text.title.to_numpy(), text.named.to_numpy(),
+                                             text.qualified.to_numpy(), text.share.to_numpy())
+    by_name = near & qualified & (title | ((count >= 1) & (z >= limits.z_name)))
+    close = near & qualified & (named >= limits.named) & (
+        (z >= limits.z_far) | ((named >= 1) & (z >= limits.z_alone)) | ((z >= limits.z_words) & (share >= limits.share)))
+    if len(names) > 1 and len(cosine):
+        # close to several themes: the nearest one, unless on the other by its name as well
+        best = np.zeros_like(close)
+        score = np.where(close, z, -np.inf)
+        best[np.arange(len(z)), score.argmax(axis=1)] = True
+        close &= best | by_name
+    return Matches(pd.DataFrame(by_name | close, index=index, columns=names), pd.DataFrame(z, index=index, columns=names),
+                   pd.DataFrame(by_name, index=index, columns=names))
 
 
 def match(texts: pd.Series, vectors: np.ndarray, watch: dict[str, str], sentence_vectors: np.ndarray, *,
-          z_alone: float = 3.0, z_words: float = 1.5) -> Matches:
-    """For each paper (rows of ``texts``/``vectors``) and watched theme (by name): whether it is on
-    the theme, and its calibrated cosine ``z`` to the theme's sentence."""
-    lowered = texts.fillna("").str.lower()
-    on, scores = {}, {}
-    for (name, sentence), vector in zip(watch.items(), sentence_vectors):
-        cosine = vectors @ vector if len(vectors) else np.zeros(0)
-        spread = float(cosine.std()) if len(cosine) > 1 else 0.0
-        z = (cosine - cosine.mean()) / spread if spread > 0 else np.zeros(len(cosine))
-        written = lowered.str.contains(phrase_pattern(name), regex=True).to_numpy()
-        words = stems(sentence)
-        if words:
-            share = np.mean([lowered.str.contains(r"\b" + re.escape(w), regex=True).to_numpy() for w in words], axis=0)
-        else:
-            share = np.zeros(len(lowered))
-        on[name] = written | (z >= z_alone) | ((z >= z_words) & (share >= 2 / 3))
-        scores[name] = z
-    return Matches(pd.DataFrame(on, index=texts.index, columns=list(watch)),
-                   pd.DataFrame(scores, index=texts.index, columns=list(watch)))
+          limits: Thresholds = Thresholds(), cache: TextCache | None = None, ids: pd.Series | None = None) -> Matches:
+    """For each paper (rows of ``texts``, each its title, a newline and its abstract, and of
+    ``vectors``) and watched theme (by name): whether it is on the theme, by its name or by
+    closeness, and its calibrated cosine ``z`` to the theme's sentence. With a ``cache`` (and the
+    papers' ``ids``) the text of papers read before is not read again."""
+    themes = [theme(n, s) for n, s in watch.items()]
+    if cache is not None and ids is not None:
+        text, _ = cache.read(ids, texts, themes)
+    else:
+        text = read_texts(texts, themes)
+    cosine = vectors @ np.asarray(sentence_vectors).T if len(vectors) else np.zeros((0, len(themes)))
+    return decide(text, cosine.reshape(len(texts), len(themes)), limits)
 
 
 def weekly_counts(on: pd.DataFrame, weeks: pd.Series, names: list[str], mondays: list) -> pd.DataFrame:  # noqa: ANN001

@@ -300,7 +300,7 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
 
     def members(level: str, unit: object) -> tuple[np.ndarray, pd.Series]:
         if level == "watched":
-            return watched.on[unit].to_numpy(), watched.z[unit]
+            return watched.on[unit].to_numpy(), watched.evidence(unit)
         topic = papers["topic"] if level == report.level else papers["topic"].map(area_of)
         return (topic == unit).to_numpy(), papers["probability"]
 
@@ -321,8 +321,10 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
     for name in watch:
         inside, order = members("watched", name)
         now = papers[inside & (papers[Papers.week_start] == report.monday).to_numpy()]
+        by_name = watched.by_name[name].to_numpy() if watched.by_name is not None else np.zeros(len(papers), bool)
         report.watched.append({
             "name": name, "sentence": dict(report.cfg.watch).get(name, ""), "count": len(now),
+            "by_name": int(by_name[now.index.to_numpy()].sum()) if len(now) else 0,
             "total": int(inside[upto].sum()),
             "moves": moves[(moves["level"] == "watched") & (moves["unit"] == name)],
             "papers": now.assign(_order=order[now.index]).sort_values(["_order", Papers.paper_id],

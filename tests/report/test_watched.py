@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from pipeline import clean, config, ingest, report, topics
-from pipeline.report.watched import match, phrase_pattern, stems
+from pipeline.report.watched import Doc, TextCache, Thresholds, match, read_text, theme
 
 WATCH = '[report.watch]\n"MoE serving" = "serving mixture-of-experts models for inference"\n' \
         '"Edge offloading" = "offloading computation from devices to edge servers"\n'
@@ -22,36 +24,105 @@ def test_watched_themes_are_read_from_the_config_in_the_order_written(tmp_path):
     assert config.load(tmp_path).report.watch == ()
 
 
-def test_the_name_is_found_as_written_and_sentence_words_by_their_stems():
-    pattern = phrase_pattern("MoE serving")
-    for text in ("Fast MoE serving at scale", "moe-serving systems", "MoE   Serving"):
-        assert pd.Series([text]).str.contains(pattern, case=False, regex=True).all()
-    assert not pd.Series(["MoE training for serving"]).str.contains(pattern, case=False, regex=True).any()
-    assert stems("offloading computation from devices to edge servers") == ["offload", "computat", "devi", "edg",
-                                                                              "serv"]
+def written(name: str, sentence: str, text: str) -> bool:
+    """Whether ``text`` (an abstract) writes the watched theme's name or a variant of it."""
+    return read_text(Doc("\n" + text), theme(name, sentence))[0] > 0
+
+
+KV = ("KV cache", "compressing the key-value cache of large language models during inference")
+MEMORY = ("Agent memory", "memory that lets LLM-based agents store and recall information across interactions")
+DLM = ("Diffusion language models", "language models that generate text by discrete or masked diffusion")
+
+
+def test_the_name_is_read_in_its_usual_variants():
+    for text in ("We compress the KV-cache.", "Managing KV caches at scale", "its kvcache grows", "KV   Cache",
+                 "the key-value caches of the model"):
+        assert written(*KV, text), text
+    for text in ("A dual-process memory system for LLM agents", "latent factual memory for LLM-based agents",
+                 "coordinating the memory cycle of memory-augmented agents", "the agents' memory", "agent memory"):
+        assert written(*MEMORY, text), text
+    for text in ("diffusion large language models (dLLMs)", "masked diffusion language models",
+                 "diffusion-based language models"):
+        assert written(*DLM, text), text
+    # the words apart are not the name: across a conjunction, a clause's end, or far from each other
+    for name, text in ((DLM, "we combine diffusion models and language models"), (KV, "the KV store. A cache"),
+                       (MEMORY, "agents trained with reinforcement learning under a fixed budget of GPU memory"),
+                       (KV, "key, value and query caches")):
+        assert not written(*name, text), text
+
+
+def test_the_definitions_qualifier_must_be_written_beside_the_name():
+    t = theme(*KV)
+    assert ("llm",) in t.qualifiers and ("languag", "model") in t.qualifiers  # "language models", as matching reads it
+    vision = read_text(Doc("\nA KV cache for streaming video generation with autoregressive diffusion"), t)
+    llm = read_text(Doc("\nA KV cache for long-context LLMs"), t)
+    vlm = read_text(Doc("\nKV cache eviction in vision-language models"), t)
+    assert vision[0] and not vision[3]  # the name, but not what it is of
+    assert llm[3] and vlm[3]
+    assert theme(*MEMORY).qualifiers == ()  # nothing after the name to qualify it: no qualifier asked
 
 
 def unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
-def test_a_paper_matches_by_its_phrase_by_a_far_tail_cosine_or_a_near_tail_one_with_the_sentences_words():
+def test_nothing_matches_when_no_paper_is_close_however_far_out_in_the_tail():
     rng = np.random.default_rng(0)
-    dim, n = 32, 200
+    dim, n = 384, 300  # random papers' cosines to the sentence spread by about 0.05, as a real store's do
     sentence = unit(rng.standard_normal(dim))
     vectors = unit(rng.standard_normal((n, dim)))
-    texts = pd.Series([f"An unrelated paper {i} on graphs" for i in range(n)])
-    vectors[0] = sentence  # far out in the tail, words or not
-    vectors[1] = unit(sentence + 1.6 * unit(rng.standard_normal(dim)))  # nearer tail...
-    texts[1] = "Offloading computation from IoT devices to edge servers"  # ...writing the sentence's words
-    vectors[2] = vectors[1]  # as near, without the words
-    texts[3] = "A study of edge offloading"  # the name as written, its vector anywhere
-    found = match(texts, vectors, {"Edge offloading": "offloading computation from devices to edge servers"},
-                  sentence[None, :], z_alone=3.0, z_words=1.5)
-    z = found.z["Edge offloading"]
-    assert z[0] >= 3.0 and 1.5 <= z[1] < 3.0
-    assert found.on["Edge offloading"].tolist()[:4] == [True, True, False, True]
-    assert found.on["Edge offloading"].sum() == 3 and found.names == ["Edge offloading"]
+    texts = pd.Series([f"\nAn unrelated paper {i} on graphs for quantum computers" for i in range(n)])
+    watch = {"Quantum error correction": "decoding and correcting errors in quantum computers"}
+    # the nearest paper lies far out in the tail of the store's cosines, yet not close: cosine ~0.3
+    vectors[0] = unit(sentence + 2.5 * unit(rng.standard_normal(dim)))
+    loose = Thresholds(floor=-1.0, z_far=3.0, named=0.0)
+    cosine = float(vectors[0] @ sentence)
+    assert 0.2 < cosine < 0.45
+    found = match(texts, vectors, watch, sentence[None, :], limits=replace(loose, floor=cosine - 0.01))
+    assert found.on.iloc[0, 0] and found.z.iloc[0, 0] >= 3.0  # the tail alone would match it
+    found = match(texts, vectors, watch, sentence[None, :], limits=replace(loose, floor=cosine + 0.01))
+    assert not found.on.to_numpy().any()  # the floor: nothing close, nothing matched
+
+
+def test_a_paper_close_to_two_themes_is_on_the_nearest_unless_it_writes_both_names():
+    rng = np.random.default_rng(1)
+    dim, n = 64, 300
+    a, b = unit(rng.standard_normal(dim)), unit(rng.standard_normal(dim))
+    vectors = unit(rng.standard_normal((n, dim)))
+    texts = pd.Series([f"\nAn unrelated paper {i}" for i in range(n)])
+    watch = {"KV cache": KV[1], "Speculative decoding": "drafting tokens and verifying them with the target model"}
+    vectors[0] = unit(1.2 * a + b)  # close to both, nearer the first
+    texts[0] = "\nA study of KV memory, speculative tricks, cache reuse and decoding of LLM tokens"
+    vectors[1] = vectors[0]
+    texts[1] = "\nSpeculative decoding with a compressed KV cache for LLMs"  # both names written
+    limits = Thresholds(floor=0.0, z_name=0.0, z_alone=2.0, z_words=2.0, z_far=2.5, named=0.5)
+    found = match(texts, vectors, watch, np.stack([a, b]), limits=limits)
+    assert found.z.iloc[0].min() >= 2.5  # close enough to be on either alone
+    assert found.on.iloc[0].tolist() == [True, False]
+    assert found.on.iloc[1].tolist() == [True, True] and found.by_name.iloc[1].all()
+    assert found.evidence("KV cache")[1] > found.evidence("KV cache")[0]  # by its name first
+
+
+def test_each_papers_text_is_read_once_and_again_only_when_it_changes(tmp_path, monkeypatch):
+    from pipeline.report import watched as module
+
+    themes = [theme(*KV), theme(*MEMORY)]
+    cache = TextCache(tmp_path)
+    ids = pd.Series(["a", "b", "c"])
+    texts = pd.Series(["\nKV cache of LLMs", "\nmemory for LLM agents", "\nnothing"])
+    first, read = cache.read(ids, texts, themes)
+    assert read == 3 and first.count.to_numpy().tolist() == [[1, 0], [0, 1], [0, 0]]
+    calls = []
+    real = module.read_texts
+    monkeypatch.setattr(module, "read_texts", lambda t, th: calls.append(list(t)) or real(t, th))
+    again, read = cache.read(ids, texts, themes)
+    assert read == 0 and calls == [] and again.count.equals(first.count)
+    more = pd.Series(["\nKV cache of LLMs", "\nmemory for LLM agents", "\nnow a KV cache of LLMs", "\nagent memory"])
+    _, read = cache.read(pd.Series(["a", "b", "c", "d"]), more, themes)
+    assert read == 2 and calls == [["\nnow a KV cache of LLMs", "\nagent memory"]]  # the changed one and the new one
+    # another sentence is another theme: read afresh, the first kept
+    _, read = cache.read(ids, texts, [theme("KV cache", "the key-value cache of language models")])
+    assert read == 3 and len(list(tmp_path.glob("*.parquet"))) == 3
 
 
 @pytest.fixture
