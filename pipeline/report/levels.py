@@ -24,7 +24,8 @@ from pipeline.schemas import Papers
 def _authors(papers: pd.DataFrame) -> list:
     if Papers.authors not in papers.columns:
         return [None] * len(papers)
-    return [list(a) if a is not None and not (isinstance(a, float)) else None for a in papers[Papers.authors]]
+    return [a if isinstance(a, list) else list(a) if a is not None and not isinstance(a, float) else None
+            for a in papers[Papers.authors].tolist()]
 
 
 def _primary(papers: pd.DataFrame) -> list:
@@ -40,6 +41,9 @@ def report_levels(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], level: st
     topic is already the area): ``level`` itself, "area" when ``area_of`` (theme -> area) is given,
     "watched" when ``watched`` (rows in the order of ``papers``) names themes, and "category" when
     the papers list categories."""
+    # the columns the levels read (a list column is slow to filter; authors become lists once)
+    papers = papers[[c for c in (Papers.week_start, "topic", Papers.primary_category) if c in papers.columns]].assign(
+        **{Papers.authors: pd.Series(_authors(papers), index=papers.index, dtype=object)})
     out = [placed_units(papers, weeks, level, ids=ids)]
     if area_of:
         out.append(placed_units(papers, weeks, "area", area_of))
