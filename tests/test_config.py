@@ -56,7 +56,10 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ('[report.watch]\n"MoE serving" = "a"\n"moe Serving" = "b"\n', "'MoE serving' and 'moe Serving' are the same"),
         ("[report]\nwatch_z = -1\n", "report.watch_z = -1"),
         ("[report]\nwatch_z = nan\n", "report.watch_z = nan"),
-        ("[report]\nwatch_z = 2.0\nwatch_z_words = 2.5\n", "report.watch_z_words = 2.5"),
+        ("[report]\nwatch_z_far = 2.0\nwatch_z_words = 2.5\n", "report.watch_z_words = 2.5"),
+        ("[report]\nwatch_floor = 1.5\n", "report.watch_floor = 1.5"),
+        ("[report]\nwatch_share = 2\n", "report.watch_share = 2"),
+        ("[report]\nwatch_z_name = inf\n", "report.watch_z_name = inf"),
         ('[report]\npublish_url = "javascript:alert(1)"\n', "report.publish_url"),
     ],
 )
