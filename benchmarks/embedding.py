@@ -1,5 +1,5 @@
 """Benchmark: embedding throughput of the plain-torch encoder, by precision, batch size, the
-feed-forward block in chunks of token rows (``pipeline.topics.bert.FF_ROWS``, a CPU's concern) and
+feed-forward block in chunks of token rows (``pipeline.topics.embedding.bert.FF_ROWS``, a CPU's concern) and
 texts cut before tokenising (``bert.CHARS_PER_TOKEN``), on a CPU or a GPU.
 
 One process, the model loaded once per precision, the same papers each time; every setting is
@@ -17,7 +17,7 @@ writes the sampled papers' texts and the model with its weights in float16 there
 91 MB) and says how far float16 weights move the vectors; ``--from DIR`` then runs on that folder,
 the weights turned back into float32 as they load.
 
-bfloat16 is fast only on a GPU or a CPU that computes it natively (``pipeline.topics.hardware``).
+bfloat16 is fast only on a GPU or a CPU that computes it natively (``pipeline.topics.embedding.hardware``).
 Results: benchmarks/results/embedding.json, or ``--out``.
 """
 
@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 def sampled_texts(work: Path, papers: int) -> list[str]:
     from pipeline.io import read_table
     from pipeline.schemas import Papers
-    from pipeline.topics.embed import paper_texts
+    from pipeline.topics.embedding.embed import paper_texts
     from topics import prepare
 
     return paper_texts(read_table(prepare(work), Papers).sample(papers, random_state=1))
@@ -54,7 +54,7 @@ def export(folder: Path, texts: list[str]) -> None:
     import numpy as np
     from safetensors.torch import load_file, save_file
 
-    from pipeline.topics.embed import TransformerEmbedder, minilm_path
+    from pipeline.topics.embedding.embed import TransformerEmbedder, minilm_path
 
     model = folder / "model"
     model.mkdir(parents=True, exist_ok=True)
@@ -73,7 +73,7 @@ def export(folder: Path, texts: list[str]) -> None:
 
 def loaded(folder: Path | None, device: str, precision: str, batch: int | None):  # noqa: ANN201
     """An embedder of the installed model, or of an exported folder's (its weights back in float32)."""
-    from pipeline.topics.embed import TransformerEmbedder
+    from pipeline.topics.embedding.embed import TransformerEmbedder
 
     embedder = TransformerEmbedder(folder / "model" if folder else None, device=device, precision=precision,
                                    batch_size=batch)
@@ -103,7 +103,7 @@ def main() -> None:
         return
     import numpy as np
 
-    from pipeline.topics import bert, hardware
+    from pipeline.topics.embedding import bert, hardware
 
     if args.source:
         with gzip.open(args.source / "texts.json.gz", "rt", encoding="utf-8") as fh:

@@ -112,7 +112,7 @@ def main() -> None:
         import logging
 
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
-        for name in ("pipeline.topics", "pipeline.topics.emerge"):
+        for name in ("pipeline.topics", "pipeline.topics.weekly.emerge"):
             logging.getLogger(name).setLevel(logging.DEBUG)
     import numpy as np
     import pandas as pd

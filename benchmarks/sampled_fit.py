@@ -29,10 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline import config  # noqa: E402
 from pipeline.io import read_table  # noqa: E402
 from pipeline.schemas import Papers  # noqa: E402
-from pipeline.topics.embed import make_embedder, paper_inputs  # noqa: E402
-from pipeline.topics.fitting import fit, sample_rows  # noqa: E402
-from pipeline.topics.metrics import agreement, information, reader_measures  # noqa: E402
-from pipeline.topics.vocabulary import stop_words  # noqa: E402
+from pipeline.topics.embedding.embed import make_embedder, paper_inputs  # noqa: E402
+from pipeline.topics.clustering.fitting import fit, sample_rows  # noqa: E402
+from pipeline.topics.quality.metrics import agreement, information, reader_measures  # noqa: E402
+from pipeline.topics.naming.vocabulary import stop_words  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sampled_fit.json"
 

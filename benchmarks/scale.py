@@ -42,8 +42,8 @@ FIT_AND_PLACE = r"""
 import json, sys, time
 import numpy as np
 from pipeline.config import TopicsConfig
-from pipeline.topics.fitting import fit
-from pipeline.topics.names import name_run
+from pipeline.topics.clustering.fitting import fit
+from pipeline.topics.naming.names import name_run
 
 n, groups, dims = int(sys.argv[1]), 300, 384
 rng = np.random.default_rng(0)
@@ -81,7 +81,7 @@ EMBED = r"""
 import json, sys, time
 import pandas as pd
 from pipeline.config import TopicsConfig
-from pipeline.topics.embed import make_embedder, paper_texts
+from pipeline.topics.embedding.embed import make_embedder, paper_texts
 papers = pd.read_parquet(sys.argv[1]).sample(int(sys.argv[2]), random_state=0)
 texts = paper_texts(papers)
 embedder = make_embedder(TopicsConfig())
@@ -95,7 +95,7 @@ CACHE = r"""
 import json, resource, sys, time
 from pathlib import Path
 import numpy as np
-from pipeline.topics.embed import EmbeddingCache
+from pipeline.topics.embedding.embed import EmbeddingCache
 
 class Synthetic:
     identity = "synthetic-384"

@@ -81,10 +81,11 @@ def run_corpus(root: Path, k: int) -> dict:
     from pipeline import config
     from pipeline.io import read_table
     from pipeline.schemas import Papers
-    from pipeline.topics import embed, paper_texts
-    from pipeline.topics.embed import EmbeddingCache
-    from pipeline.topics.clustering import scaled
-    from pipeline.topics.model import ThemeModel
+    from pipeline.topics import paper_texts
+    from pipeline.topics.embedding import embed
+    from pipeline.topics.embedding.embed import EmbeddingCache
+    from pipeline.topics.clustering.components import scaled
+    from pipeline.topics.clustering.model import ThemeModel
 
     cfg = config.load(root)
     papers = read_table(cfg.paths.papers, Papers)

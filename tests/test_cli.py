@@ -133,7 +133,7 @@ def test_since_after_until_is_refused_in_one_line(project):
 
 
 def test_survey_since_after_until_is_refused_in_one_line(project, hash_embedder, monkeypatch):
-    from pipeline.topics import embed
+    from pipeline.topics.embedding import embed
 
     monkeypatch.setattr(embed, "make_embedder", lambda cfg: hash_embedder)
     assert CliRunner().invoke(cli, ["--root", str(project), "-q", "ingest"]).exit_code == 0

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pipeline import progress
-from pipeline.topics.embed import EmbeddingCache
+from pipeline.topics.embedding.embed import EmbeddingCache
 from tests.helpers import HashEmbedder
 
 LINE = re.compile(r"^embed: [\d,]+/1,000 papers \(\d+ %\), [\d.,]+ papers/s, about .+ left$")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pipeline.config import TopicsConfig
-from pipeline.topics import hardware
+from pipeline.topics.embedding import hardware
 from tests.helpers import REPO, cleaned_copy
 from tests.topics.test_model import corpus
 
@@ -78,7 +78,7 @@ def test_the_named_test_exists(setting):
 
 
 def test_the_embedder_setting_picks_the_model():
-    from pipeline.topics.embed import make_embedder
+    from pipeline.topics.embedding.embed import make_embedder
 
     assert make_embedder(TopicsConfig()).name == "all-MiniLM-L6-v2"
     with pytest.raises(ValueError, match="unknown embedder 'e5-small'"):
@@ -118,7 +118,7 @@ def test_the_embedding_settings_reach_the_model(monkeypatch):
 
     import torch
 
-    from pipeline.topics import bert, embed
+    from pipeline.topics.embedding import bert, embed
 
     model = RecordingModel()
     threads: list[int] = []
@@ -146,7 +146,7 @@ def built(monkeypatch):
     each was built with."""
     import hdbscan
 
-    from pipeline.topics import clustering, graph
+    from pipeline.topics.clustering import components as clustering, graph
 
     seen: dict[str, list[dict]] = {"UMAP": [], "HDBSCAN": [], "Leiden": []}
 
@@ -165,8 +165,8 @@ def built(monkeypatch):
 
 
 def test_leiden_and_its_layouts_are_built_with_the_settings(built):
-    from pipeline.topics.clustering import LAYOUTS, layout_seeds
-    from pipeline.topics.model import ThemeModel
+    from pipeline.topics.clustering.components import LAYOUTS, layout_seeds
+    from pipeline.topics.clustering.model import ThemeModel
 
     docs, vectors, _ = corpus()
     cfg = TopicsConfig(clustering_device="cpu", graph_neighbors=9, resolution=3.0, n_neighbors=7, n_components=4,
@@ -182,7 +182,7 @@ def test_leiden_and_its_layouts_are_built_with_the_settings(built):
 
 
 def test_umap_and_hdbscan_are_built_with_the_settings(built):
-    from pipeline.topics.model import ThemeModel
+    from pipeline.topics.clustering.model import ThemeModel
 
     docs, vectors, _ = corpus()
     cfg = TopicsConfig(clustering="hdbscan", clustering_device="cpu", n_neighbors=7, n_components=4,
@@ -206,7 +206,7 @@ def two_themes():
 
 
 def test_min_similarity_decides_which_new_papers_join_a_theme():
-    from pipeline.topics.incremental import update
+    from pipeline.topics.weekly.incremental import update
 
     held = np.repeat(np.eye(4, dtype=np.float32)[:2], 20, axis=0)  # 20 papers on each theme
     new = np.tile(np.float32([0.5, 0, np.sqrt(0.75), 0]), (4, 1))  # cosine 0.5 to theme 0
@@ -223,7 +223,7 @@ def test_max_theme_share_bounds_the_themes_that_placed_papers_fill():
     """A sampled fit of 10 papers, and 190 others all nearest theme 0: placed, they fill it up to
     ``max_theme_share`` of the 200 papers (100 here, where the default would stop at 50); the
     rest go to theme 1."""
-    from pipeline.topics.fitting import place_rest
+    from pipeline.topics.clustering.fitting import place_rest
     from pipeline.topics.state import Assignment
 
     rng = np.random.default_rng(0)
@@ -242,7 +242,7 @@ def test_max_theme_share_bounds_the_themes_that_placed_papers_fill():
 
 
 def test_ngram_max_is_the_longest_keyword():
-    from pipeline.topics.vocabulary import ctfidf_words
+    from pipeline.topics.naming.vocabulary import ctfidf_words
 
     docs, _, truth = corpus()
     longest = {}
@@ -253,7 +253,7 @@ def test_ngram_max_is_the_longest_keyword():
 
 
 def test_min_df_leaves_rarer_terms_out_of_the_vocabulary():
-    from pipeline.topics.vocabulary import candidate_terms
+    from pipeline.topics.naming.vocabulary import candidate_terms
 
     docs, _, _ = corpus()
     docs = [d + " Quantum annealing." if i < 6 else d for i, d in enumerate(docs)]  # in 6 of 120 papers
@@ -265,7 +265,7 @@ def test_min_df_leaves_rarer_terms_out_of_the_vocabulary():
 def test_max_df_leaves_terms_of_many_themes_out_of_the_keywords():
     """Ten themes, three of which also write about compilers: kept at the default (0.3 of the
     themes), left out at 0.2."""
-    from pipeline.topics.vocabulary import ctfidf_words
+    from pipeline.topics.naming.vocabulary import ctfidf_words
 
     subjects = ["lattice", "sensing", "routing", "caching", "scheduling", "hashing", "sorting", "parsing",
                 "rendering", "tracing"]
@@ -286,7 +286,7 @@ def test_max_df_leaves_terms_of_many_themes_out_of_the_keywords():
 @pytest.fixture(scope="module")
 def first_fit():
     """The three themes of ``test_model.corpus``, fitted with the default settings."""
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.clustering.fitting import fit
 
     docs, vectors, truth = corpus()
     ids = [f"p{i}" for i in range(len(docs))]
@@ -294,7 +294,7 @@ def first_fit():
 
 
 def test_stop_words_stay_out_of_labels_and_keywords(first_fit):
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.clustering.fitting import fit
 
     docs, vectors, _, ids, first = first_fit
 
@@ -308,7 +308,7 @@ def test_stop_words_stay_out_of_labels_and_keywords(first_fit):
 
 
 def test_align_threshold_decides_whether_a_refit_keeps_the_old_ids(first_fit):
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.clustering.fitting import fit
 
     docs, vectors, _, ids, first = first_fit
     old = dict(zip(ids, first.topics.tolist()))
@@ -324,7 +324,7 @@ def test_align_threshold_decides_whether_a_refit_keeps_the_old_ids(first_fit):
 def test_without_refit_keeps_placed_a_refit_moves_papers_placed_before(first_fit):
     """Three papers of the first group were placed in the second group's theme: a refit that keeps
     history (the default) leaves them there; a cold one puts them with their group."""
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.clustering.fitting import fit
 
     docs, vectors, truth, ids, first = first_fit
     theme = [int(first.topics[truth == k][0]) for k in range(3)]
@@ -360,7 +360,7 @@ def test_the_cluster_setting_sends_embedding_and_placement_to_the_cluster(tmp_pa
     """With ``cluster`` set, the stage connects to that scheduler, whose workers embed the papers and
     place those outside the sample (here a client that runs each task at once, in this process)."""
     from pipeline import topics
-    from pipeline.topics import distributed
+    from pipeline.topics.embedding import distributed
 
     calls: list[str] = []
 

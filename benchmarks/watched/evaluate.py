@@ -48,7 +48,7 @@ def load(corpus: str, work: Path) -> dict:
 
     from pipeline import config
     from pipeline.report.watched import TextCache, theme
-    from pipeline.topics.embed import EmbeddingCache, make_embedder, paper_texts
+    from pipeline.topics.embedding.embed import EmbeddingCache, make_embedder, paper_texts
     from trends_stream import corpus_papers
 
     watch = tomllib.loads((HERE / f"{corpus}.toml").read_text())["report"]["watch"]

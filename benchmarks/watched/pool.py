@@ -47,7 +47,7 @@ def main() -> None:
     import numpy as np
 
     from pipeline import config
-    from pipeline.topics.embed import EmbeddingCache, make_embedder, paper_texts
+    from pipeline.topics.embedding.embed import EmbeddingCache, make_embedder, paper_texts
     from trends_stream import corpus_papers
 
     watch = tomllib.loads((Path(__file__).parent / f"{args.corpus}.toml").read_text())["report"]["watch"]

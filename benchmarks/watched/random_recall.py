@@ -11,7 +11,7 @@ from pathlib import Path
 from trends_stream import corpus_papers
 from pipeline import config
 from pipeline.report.watched import match
-from pipeline.topics.embed import EmbeddingCache, make_embedder, paper_texts
+from pipeline.topics.embedding.embed import EmbeddingCache, make_embedder, paper_texts
 from pool import BROAD
 watch=tomllib.loads(Path('benchmarks/watched/csdc.toml').read_text())['report']['watch']
 p=corpus_papers('csdc',Path('/tmp/pt-bench-trends')).reset_index(drop=True)

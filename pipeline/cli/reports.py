@@ -32,7 +32,7 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
       paper-trends evaluate
     """
     def go() -> None:
-        from pipeline.topics.evaluate import evaluate as score
+        from pipeline.topics.quality.evaluate import evaluate as score
 
         result = score(obj.config(), stability=not no_stability)
         themes, areas = result.pop("themes", []), result.pop("areas", [])

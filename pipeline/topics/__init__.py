@@ -18,23 +18,25 @@ Three modes:
 - **update** (the default once a state exists): papers already placed keep their theme; a new
   paper joins the theme that explains it; the others wait in a pool of recent weeks, where dense
   groups far from every theme, among recent papers rather than the fit's, are born as new themes
-  (``emerge.py``). Only new papers are embedded, and neither UMAP nor HDBSCAN runs.
+  (``weekly/emerge.py``). Only new papers are embedded, and neither UMAP nor HDBSCAN runs.
 - **refit** (``--refit``, automatically every ``refit_every_weeks``, or when the embedding model
   changed): cluster everything again,
-  then match new themes to old ones (``align.py``) so that a theme that persists keeps its id and
+  then match new themes to old ones (``clustering/align.py``) so that a theme that persists keeps its id and
   label; with ``refit_keeps_placed`` every theme that holds papers persists and placed papers move
   only into new or split themes, where the part that leaves lies as far from the rest of its theme
   as neighbouring themes lie (a mere re-cut moves nobody). The lineage says what stayed, split, merged, was born or retired.
 
-Where things are: ``policy.py`` decides fit, update or refit; ``stage.py`` runs it and writes
-everything (the model folder through ``store.py``, the tables through ``tables.py``); ``fitting.py``
-fits and refits; ``incremental.py`` is the weekly update (births from ``emerge.py``); ``model.py``
-is the theme model (clustering in ``clustering.py``, placement in ``placement.py``); ``words.py``,
-``candidates.py`` and ``label.py`` name, and ``names.py`` names what a run left to be named
-(``series.py``: a theme one author carries is not named by a phrase of that series);
-``areas.py`` builds the level above themes; ``align.py``
-matches themes across refits; ``state.py`` is what is kept between runs; ``embed.py`` the
-embeddings and their cache.
+Where things are, room by room (each sub-package's docstring says what it holds):
+
+- at the top, the stage and what it keeps: ``stage.py`` runs a run and writes everything,
+  ``policy.py`` decides fit, update or refit, ``state.py`` is what is kept between runs (and the
+  requests that cross rooms), ``store.py`` the model folder, ``tables.py`` the four tables,
+  ``fitted.py`` what other stages read;
+- ``embedding/``: the papers' vectors and their cache;
+- ``clustering/``: the theme model, fit and refit, placement, alignment across refits, areas;
+- ``naming/``: words, phrases, label candidates and labels, naming once per run, one author's series;
+- ``weekly/``: the update between refits and the birth of new themes;
+- ``quality/``: the quality measures and ``paper-trends evaluate``.
 """
 
 from __future__ import annotations
@@ -43,9 +45,9 @@ import importlib
 
 # what the package offers, and the module each comes from: imported when first asked for, so that
 # importing one module (the embedder on a cluster's worker, say) does not import the clustering
-_FROM = {"make_embedder": "embed", "paper_texts": "embed", "fit": "fitting", "update": "incremental",
-         "name_run": "names", "run": "stage", "Assignment": "state", "State": "state",
-         "distinct_labels": "state", "read_lineage": "tables"}
+_FROM = {"make_embedder": "embedding.embed", "paper_texts": "embedding.embed", "fit": "clustering.fitting",
+         "update": "weekly.incremental", "name_run": "naming.names", "run": "stage", "Assignment": "state",
+         "State": "state", "distinct_labels": "state", "read_lineage": "tables"}
 __all__ = sorted(_FROM)
 
 

@@ -11,8 +11,8 @@ import pandas as pd
 
 from pipeline.config import Config, Paths
 from pipeline.io import TableError, read_json
-from pipeline.topics import embed
-from pipeline.topics.embed import EmbeddingCache, paper_texts
+from pipeline.topics.embedding import embed
+from pipeline.topics.embedding.embed import EmbeddingCache, paper_texts
 from pipeline.topics.state import State
 
 

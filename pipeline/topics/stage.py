@@ -14,11 +14,13 @@ from pipeline.config import Config, as_dict
 from pipeline.io import TableError, read_table
 from pipeline.schemas import Papers
 from pipeline.stage import StageResult, Step, code_version, fingerprint
-from pipeline.topics import embed, series, store, tables
-from pipeline.topics.areas import cut
-from pipeline.topics.fitting import fit
-from pipeline.topics.incremental import update
-from pipeline.topics.names import name_run
+from pipeline.topics import store, tables
+from pipeline.topics.embedding import embed
+from pipeline.topics.naming import series
+from pipeline.topics.clustering.areas import cut
+from pipeline.topics.clustering.fitting import fit
+from pipeline.topics.weekly.incremental import update
+from pipeline.topics.naming.names import name_run
 from pipeline.topics.policy import decide
 
 log = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
     with contextlib.ExitStack() as connected:
         nearest_themes = None
         if settings.cluster:  # a Dask cluster's workers embed and place the papers
-            from pipeline.topics.distributed import Cluster, ClusterEmbedder
+            from pipeline.topics.embedding.distributed import Cluster, ClusterEmbedder
 
             cluster = connected.enter_context(Cluster(settings.cluster))
             embedder, nearest_themes = ClusterEmbedder(embedder, cluster), cluster.nearest

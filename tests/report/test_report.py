@@ -94,7 +94,7 @@ def test_text_from_the_data_is_escaped(themed):
 
 
 def test_survey_on_seeds(themed, hash_embedder, monkeypatch):
-    monkeypatch.setattr("pipeline.topics.embed.make_embedder", lambda cfg: hash_embedder)
+    monkeypatch.setattr("pipeline.topics.embedding.embed.make_embedder", lambda cfg: hash_embedder)
     result = report.write_survey(themed)
     folder = next((themed.paths.reports / "survey").iterdir())
     html = (folder / "index.html").read_text()
@@ -116,7 +116,7 @@ def test_single_theme_corpus_reports_plainly(tmp_path, hash_embedder, monkeypatc
     papers["week_start"] = stamps.dt.normalize() - pd.to_timedelta(stamps.dt.day_of_week, unit="D")
     write_table(papers, cfg.paths.papers, Papers)
     topics.run(cfg, embedder=hash_embedder)
-    monkeypatch.setattr("pipeline.topics.embed.make_embedder", lambda c: hash_embedder)
+    monkeypatch.setattr("pipeline.topics.embedding.embed.make_embedder", lambda c: hash_embedder)
     report.write_weekly(cfg, "2025-W02")
     report.write_survey(cfg)
     from pipeline.report.survey import build_survey
@@ -154,7 +154,7 @@ def test_weekly_themes_are_grouped_under_their_areas_and_areas_can_replace_them(
 
 
 def test_survey_groups_themes_under_areas_and_has_an_area_level(themed, hash_embedder, monkeypatch):
-    monkeypatch.setattr("pipeline.topics.embed.make_embedder", lambda cfg: hash_embedder)
+    monkeypatch.setattr("pipeline.topics.embedding.embed.make_embedder", lambda cfg: hash_embedder)
     info = read_table(themed.paths.topic_info, TopicInfo)
     report.write_survey(themed)
     report.write_survey(themed, level="area")

@@ -133,7 +133,7 @@ def watched(project, hash_embedder, monkeypatch):
     ingest.run(cfg)
     clean.run(cfg)
     topics.run(cfg, embedder=hash_embedder)
-    monkeypatch.setattr("pipeline.topics.embed.make_embedder", lambda c: hash_embedder)
+    monkeypatch.setattr("pipeline.topics.embedding.embed.make_embedder", lambda c: hash_embedder)
     return cfg
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.topics.align import Themes, align, keyword_similarity
+from pipeline.topics.clustering.align import Themes, align, keyword_similarity
 
 E = np.eye(4, dtype=np.float32)
 WORDS = {0: [("federated", 1.0), ("clients", 0.5)], 1: [("gpu", 1.0), ("kernels", 0.5)],

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.clustering import LAYOUTS, layout_seeds, scaled, umap_class
-from pipeline.topics.model import ThemeModel
+from pipeline.topics.clustering.components import LAYOUTS, layout_seeds, scaled, umap_class
+from pipeline.topics.clustering.model import ThemeModel
 from tests.topics.test_model import corpus
 
 CFG = TopicsConfig()
@@ -92,7 +92,7 @@ def stand_in_cuml(monkeypatch):
 @pytest.mark.filterwarnings("ignore:n_jobs value 1 overridden")  # umap itself, the yardstick, warns
 @pytest.mark.parametrize("clustering", ["leiden", "hdbscan"])
 def test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls(stand_in_cuml, monkeypatch, clustering):
-    from pipeline.topics import clustering as model_module
+    from pipeline.topics.clustering import components as model_module
 
     monkeypatch.setattr(model_module, "cuda_visible", lambda: True)
     docs, vectors, truth = corpus()
@@ -106,7 +106,7 @@ def test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls(stand_in_cuml, monkeypat
 
 
 def test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu(stand_in_cuml, monkeypatch):
-    from pipeline.topics import clustering as model_module
+    from pipeline.topics.clustering import components as model_module
 
     monkeypatch.setattr(model_module, "cuda_visible", lambda: False)  # cuML installed, no device: "auto" is the CPU
     docs, vectors, _ = corpus()
@@ -121,7 +121,7 @@ def test_clustering_on_cuda_without_cuml_is_a_clear_error(monkeypatch):
     import importlib.util
 
     from pipeline.config import ConfigError
-    from pipeline.topics.clustering import on_gpu
+    from pipeline.topics.clustering.components import on_gpu
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "cuml" else real(name, *a))
@@ -133,14 +133,14 @@ def test_clustering_on_cuda_without_cuml_is_a_clear_error(monkeypatch):
 
 
 def test_the_layouts_have_seeds_of_their_own_that_the_next_seed_does_not_share():
-    from pipeline.topics.clustering import LAYOUTS
+    from pipeline.topics.clustering.components import LAYOUTS
 
     seeds, after = layout_seeds(42), layout_seeds(43)
     assert LAYOUTS == 3 and seeds[0] == 42 and len(set(seeds)) == 3 and not set(seeds) & set(after)
 
 
 def test_the_layouts_neighbour_graphs_are_averaged_into_the_graph():
-    from pipeline.topics.graph import LeidenThemes, neighbour_graph
+    from pipeline.topics.clustering.graph import LeidenThemes, neighbour_graph
 
     class Fixed:  # a "layout" that returns given coordinates
         def __init__(self, coordinates):
@@ -161,7 +161,7 @@ def test_a_cuml_that_cannot_be_imported_leaves_auto_on_the_cpu(monkeypatch):
     import importlib.util
     import sys
 
-    from pipeline.topics import clustering as model_module
+    from pipeline.topics.clustering import components as model_module
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",  # found on disk, but its import fails
@@ -189,7 +189,7 @@ def test_the_first_run_after_installing_says_umap_is_being_compiled(monkeypatch,
     import shutil
     from types import SimpleNamespace
 
-    from pipeline.topics import clustering
+    from pipeline.topics.clustering import components as clustering
 
     package = tmp_path / "umap"
     (package / "__pycache__").mkdir(parents=True)
@@ -209,7 +209,7 @@ def test_the_first_run_after_installing_says_umap_is_being_compiled(monkeypatch,
     monkeypatch.undo()
 
     monkeypatch.setattr(clustering, "compiled_before", lambda: False)
-    caplog.set_level(logging.INFO, logger="pipeline.topics.clustering")
+    caplog.set_level(logging.INFO, logger="pipeline.topics.clustering.components")
     clustering.umap_class.cache_clear()
     try:
         clustering.umap_class()
@@ -219,7 +219,7 @@ def test_the_first_run_after_installing_says_umap_is_being_compiled(monkeypatch,
 
 
 def test_a_large_corpus_is_laid_out_once_a_smaller_one_three_times():
-    from pipeline.topics import clustering
+    from pipeline.topics.clustering import components as clustering
 
     cfg = TopicsConfig()
     layouts = {n: clustering.leiden_model(n, scaled(n, cfg), n, cfg).layout for n in (4_000, 39_999, 40_000, 50_000)}

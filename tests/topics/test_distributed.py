@@ -11,9 +11,9 @@ import pytest
 from pipeline import clean, config, ingest, topics
 from pipeline.io import read_table
 from pipeline.schemas import DocTopics
-from pipeline.topics.distributed import Cluster, ClusterEmbedder
-from pipeline.topics.embed import TransformerEmbedder
-from pipeline.topics.placement import nearest
+from pipeline.topics.embedding.distributed import Cluster, ClusterEmbedder
+from pipeline.topics.embedding.embed import TransformerEmbedder
+from pipeline.topics.clustering.placement import nearest
 
 distributed = pytest.importorskip("distributed", reason="the cluster extra is part of the dev install")
 
@@ -68,14 +68,14 @@ def test_a_sampled_fit_on_the_cluster_gives_the_local_themes(project, tmp_path, 
 
 
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
-    from pipeline.topics.distributed import ClusterError
+    from pipeline.topics.embedding.distributed import ClusterError
 
     with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         Cluster("tcp://127.0.0.1:9", timeout="1s").client  # noqa: B018 (the default waits 20 s)
 
 
 def test_a_worker_with_another_model_refuses_to_embed(hash_embedder):
-    from pipeline.topics.distributed import ClusterError, _encode
+    from pipeline.topics.embedding.distributed import ClusterError, _encode
 
     assert _encode(hash_embedder, ["a text"], hash_embedder.identity).shape == (1, 64)
     with pytest.raises(ClusterError, match="is not the client's"):

@@ -3,8 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.topics import hardware
-from pipeline.topics.embed import EmbeddingCache, TransformerEmbedder, text_hashes
+from pipeline.topics.embedding import hardware
+from pipeline.topics.embedding.embed import EmbeddingCache, TransformerEmbedder, text_hashes
 
 
 def test_cache_embeds_each_text_once_and_persists(tmp_path, hash_embedder):
@@ -150,7 +150,7 @@ def test_vectors_match_sentence_transformers_and_batching_does_not_change_them(m
     token."""
     from sentence_transformers import SentenceTransformer
 
-    from pipeline.topics import bert
+    from pipeline.topics.embedding import bert
 
     texts = ["Expert parallelism for MoE serving on GPU clusters. We route tokens to experts.",
              "  Byzantine fault tolerant consensus  ", "x", "Ünïcode — dashes and “quotes” " * 40]
@@ -174,13 +174,13 @@ def test_vectors_match_sentence_transformers_and_batching_does_not_change_them(m
 
 
 def test_the_plain_torch_encoder_runs_the_default_model_and_transformers_runs_the_rest(monkeypatch, tmp_path):
-    """The default model runs in pipeline.topics.bert, whose vectors equal transformers' own; a
+    """The default model runs in pipeline.topics.embedding.bert, whose vectors equal transformers' own; a
     folder it does not cover (another architecture) goes to transformers."""
     import json
     import subprocess
     import sys
 
-    from pipeline.topics import bert, embed
+    from pipeline.topics.embedding import bert, embed
 
     texts = ["Expert parallelism for MoE serving on GPU clusters.", "x", "Ünïcode — “quotes” " * 60]
     ours = TransformerEmbedder(max_tokens=64, batch_size=2)
@@ -203,7 +203,7 @@ def test_the_plain_torch_encoder_runs_the_default_model_and_transformers_runs_th
     (other / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
     assert bert.load(other, "cpu") is None
 
-    code = ("import sys; from pipeline.topics.embed import TransformerEmbedder; TransformerEmbedder().encode(['a b']); "
+    code = ("import sys; from pipeline.topics.embedding.embed import TransformerEmbedder; TransformerEmbedder().encode(['a b']); "
             "print('transformers' in sys.modules, 'sentence_transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]  # embedding imports neither
@@ -212,7 +212,7 @@ def test_the_plain_torch_encoder_runs_the_default_model_and_transformers_runs_th
 def test_auto_device_falls_back_to_the_cpu_without_a_gpu(monkeypatch):
     import torch
 
-    from pipeline.topics.hardware import pick_device
+    from pipeline.topics.embedding.hardware import pick_device
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert pick_device("auto") == "cpu" and pick_device("cuda") == "cuda"
@@ -234,7 +234,7 @@ def test_a_pickled_embedder_finds_the_model_in_its_own_installation():
 
 def test_auto_precision_is_bfloat16_only_on_a_cpu_that_computes_it(monkeypatch):
     from pipeline.config import TopicsConfig
-    from pipeline.topics import embed
+    from pipeline.topics.embedding import embed
 
     monkeypatch.setattr(hardware, "cpu_has_bf16", lambda: True)
     assert hardware.resolve_precision("auto", "cpu") == "bfloat16"
@@ -257,7 +257,7 @@ def test_bfloat16_vectors_are_cached_apart_and_lie_next_to_float32_ones(monkeypa
 
     import torch
 
-    from pipeline.topics import bert
+    from pipeline.topics.embedding import bert
 
     texts = ["Expert parallelism for MoE serving on GPU clusters. We route tokens to experts.",
              "Byzantine fault tolerant consensus for permissioned blockchains.", "x",
@@ -340,7 +340,7 @@ def test_on_a_gpu_the_next_batch_is_tokenised_while_the_gpu_runs_this_one(monkey
     thread, the batch size is the GPU's, and the vectors are those of the CPU path, in order."""
     import torch
 
-    from pipeline.topics import bert, embed
+    from pipeline.topics.embedding import bert, embed
 
     batch = hardware.GPU_BATCH if device == "cuda" else hardware.CPU_BATCH
     model = SlowGpuModel(ahead=device == "cuda", batches=-(-1000 // batch))
@@ -372,7 +372,7 @@ def test_long_texts_are_cut_before_tokenising_and_keep_the_whole_texts_tokens(mo
     (long one-token words: tokenised again whole) and where there is no space to cut at."""
     import torch
 
-    from pipeline.topics import bert
+    from pipeline.topics.embedding import bert
 
     model = bert.load(TransformerEmbedder().model_path, "cpu")
     texts = ["Expert parallelism for MoE serving on GPU clusters. " * 30,  # cut, fills the limit

@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from pipeline.topics import emerge
+from pipeline.topics.weekly import emerge
 
 DIM = 48
 SUBJECTS = ["graph partitioning for sparse solvers", "consensus protocols for blockchains",

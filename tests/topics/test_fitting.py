@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pipeline import topics
 from pipeline.config import TopicsConfig
-from pipeline.topics import fitting
+from pipeline.topics.clustering import fitting
 
 
 def kept_placed(new, old, fitted, lineage, cfg, previous, vectors):

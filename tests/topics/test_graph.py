@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pipeline.config import ConfigError, TopicsConfig
-from pipeline.topics.graph import LeidenThemes, bound, consensus, leiden, neighbour_graph
+from pipeline.topics.clustering.graph import LeidenThemes, bound, consensus, leiden, neighbour_graph
 
 
 def blobs(sizes: tuple[int, ...], dim: int = 16, spread: float = 0.05, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -27,7 +27,7 @@ def test_the_graph_joins_each_paper_to_its_nearest_others_once_and_symmetrically
         np.testing.assert_allclose(row[nearest], sims[i, nearest], rtol=1e-5)
     assert (graph.getnnz(axis=1) >= 5).all()
     small = neighbour_graph(x, 5)  # computed a block of rows at a time: the same graph
-    import pipeline.topics.graph as graph_module
+    import pipeline.topics.clustering.graph as graph_module
 
     block, graph_module.BLOCK = graph_module.BLOCK, 7
     try:  # the same edges; weights to float32 rounding (BLAS may sum a block of 7 rows in another order)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.topics.candidates import extend
-from pipeline.topics.label import name_groups
-from pipeline.topics.metrics import label_measures
-from pipeline.topics.vocabulary import stop_words
-from pipeline.topics.words import WordIndex, content_words, surface_form, written_case
+from pipeline.topics.naming.candidates import extend
+from pipeline.topics.naming.label import name_groups
+from pipeline.topics.quality.metrics import label_measures
+from pipeline.topics.naming.vocabulary import stop_words
+from pipeline.topics.naming.words import WordIndex, content_words, surface_form, written_case
 
 STOP = frozenset(stop_words())
 
@@ -125,8 +125,8 @@ def test_label_measures_support_and_duplicates():
 
 
 def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
-    from pipeline.topics import label
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming import label
+    from pipeline.topics.naming.words import Corpus
 
     texts = [f"MoE serving {i}. Serving MoE experts with batching." for i in range(6)]
     texts += [f"KV cache reuse {i}. A KV cache shared across requests." for i in range(6)]
@@ -149,7 +149,7 @@ def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
 def test_a_corpus_names_only_the_texts_it_was_prepared_for():
     import pytest
 
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.words import Corpus
 
     texts = [f"MoE serving {i}. Serving MoE experts." for i in range(6)]
     corpus = Corpus(texts, texts, STOP)
@@ -208,9 +208,9 @@ def test_an_acronym_and_its_words_are_one_label_not_two():
 
 
 def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
-    from pipeline.topics.candidates import candidates_of
-    from pipeline.topics.label import description
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.candidates import candidates_of
+    from pipeline.topics.naming.label import description
+    from pipeline.topics.naming.words import Corpus
 
     texts = [f"Personalized federated learning {i}. Personalized federated learning (PFL) builds on federated "
              f"learning (FL) with clients and personalization." for i in range(8)]
@@ -225,8 +225,8 @@ def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
 
 
 def test_a_label_takes_the_acronym_where_the_papers_write_it():
-    from pipeline.topics.label import abbreviated
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.label import abbreviated
+    from pipeline.topics.naming.words import Corpus
 
     gpu = ["Graphics processing units (GPUs) run kernels.", "Graphics processing units (GPUs) again."]
     gpu += [f"Kernels on GPUs {i}. We tune GPUs and GPU memory." for i in range(6)]
@@ -244,8 +244,8 @@ def test_a_label_takes_the_acronym_where_the_papers_write_it():
 
 
 def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_that_word_before():
-    from pipeline.topics.label import abbreviated
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.label import abbreviated
+    from pipeline.topics.naming.words import Corpus
 
     texts = ["Unmanned aerial vehicles (UAVs) fly.", "Unmanned aerial vehicles (UAVs) land."]
     texts += [f"UAVs {i}. The UAVs swarm." for i in range(6)]
@@ -280,8 +280,8 @@ def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_
 
 
 def test_the_acronym_takes_the_number_the_papers_write_and_a_stop_word_is_no_acronym():
-    from pipeline.topics.label import abbreviated
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.label import abbreviated
+    from pipeline.topics.naming.words import Corpus
 
     moe = ["Mixture-of-experts (MoE) serving.", "Mixture-of-experts (MoE) layers."]
     moe += [f"MoEs {i}. Serving MoEs; MoE serving." for i in range(6)]  # MoEs written more than MoE
@@ -356,7 +356,7 @@ def test_named_groups_use_the_acronym_form():
 
 
 def test_the_floor_demotes_a_phrase_too_few_papers_write_word_for_word():
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.words import Corpus
 
     # "RL training" scores best: every paper says reinforcement learning (= RL) and training; but only
     # two of ten write "RL" itself, under a floor of 0.3
@@ -432,8 +432,8 @@ def test_the_support_and_description_of_a_label_are_of_it_as_written():
 
 
 def test_a_phrase_that_writes_the_acronym_already_does_not_get_it_twice():
-    from pipeline.topics.label import abbreviated
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.label import abbreviated
+    from pipeline.topics.naming.words import Corpus
 
     gpu = ["Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
     gpu += [f"GPU {i}. GPUs and GPUs." for i in range(6)]
@@ -502,7 +502,7 @@ def test_a_free_label_does_not_hide_the_word_it_goes_without():
 
 
 def test_an_of_phrase_needs_a_word_that_is_not_a_stop_word_as_written():
-    from pipeline.topics.label import of_phrase
+    from pipeline.topics.naming.label import of_phrase
 
     sample = [f"Study {i}. We know perhaps of things here, and perhaps of things there." for i in range(4)]
     assert of_phrase("things", sample) == "perhaps of things"
@@ -528,8 +528,8 @@ def test_a_description_spells_out_an_acronym_of_the_label_few_papers_write():
 
 
 def test_spelling_out_counts_the_acronym_as_written_and_reads_it_in_hyphens_and_plurals():
-    from pipeline.topics.label import spelled
-    from pipeline.topics.words import Corpus
+    from pipeline.topics.naming.label import spelled
+    from pipeline.topics.naming.words import Corpus
 
     fillers = [f"Study {i}. We ran experiments on mixture models." for i in range(60)]  # "ran" is no "RAN"
     texts = ["Slicing. The radio access network (RAN) is sliced.", "RAN slicing. A radio access network (RAN) slice.",

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.topics.metrics import agreement, area_measures, diversity, npmi, summary
+from pipeline.topics.quality.metrics import agreement, area_measures, diversity, npmi, summary
 
 
 def test_npmi_known_values():
@@ -41,7 +41,7 @@ def test_agreement_and_summary():
 def test_information_splits_nmi_into_homogeneity_and_completeness():
     from sklearn.metrics import normalized_mutual_info_score
 
-    from pipeline.topics.metrics import information
+    from pipeline.topics.quality.metrics import information
 
     # each category cut into two pure themes: homogeneous, half complete
     topics, categories = [0, 0, 1, 1, 2, 2, 3, 3], ["x", "x", "x", "x", "y", "y", "y", "y"]
@@ -64,8 +64,8 @@ def test_information_splits_nmi_into_homogeneity_and_completeness():
 def test_a_label_used_as_a_search_query_is_scored_by_its_hits_and_its_nearest_papers():
     import numpy as np
 
-    from pipeline.topics.metrics import hindsight, r_precision, reader_measures
-    from pipeline.topics.words import WordIndex
+    from pipeline.topics.quality.metrics import hindsight, r_precision, reader_measures
+    from pipeline.topics.naming.words import WordIndex
 
     texts = ([f"Collective communication {i}. All-reduce on GPU clusters." for i in range(6)]
              + [f"Checkpointing {i}. Fault tolerance of LLM training on GPU clusters." for i in range(4)])
@@ -90,7 +90,7 @@ def test_a_label_used_as_a_search_query_is_scored_by_its_hits_and_its_nearest_pa
 
 
 def test_area_measures_say_which_areas_are_named_for_what_their_themes_share():
-    from pipeline.topics.words import WordIndex
+    from pipeline.topics.naming.words import WordIndex
 
     texts = (["stream processing of windowed joins"] * 6 + ["stream processing with watermarks"] * 4
              + ["graph partitioning by edge cuts"] * 5 + ["protein folding maps"] * 5 + ["crop yields"] * 5)

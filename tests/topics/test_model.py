@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.model import Naming, Placement, ThemeModel, central, consolidate, links
+from pipeline.topics.clustering.model import Naming, Placement, ThemeModel, central, consolidate, links
 
 CFG = TopicsConfig()
 
@@ -133,7 +133,7 @@ def test_with_a_graph_a_theme_that_cannot_be_named_joins_the_theme_it_is_most_li
 
 
 def test_a_leiden_themes_keywords_come_from_its_most_central_papers():
-    from pipeline.topics.model import KEYWORD_CORE
+    from pipeline.topics.clustering.model import KEYWORD_CORE
 
     similarity = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.95, 0.2, 0.3, 0.4, 0.5])
     core = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1])
@@ -161,7 +161,7 @@ def test_consolidation_never_merges_a_theme_into_itself_nor_dissolves_the_last_o
 
 
 def test_the_fit_names_its_themes_with_the_label_support_floor(monkeypatch):
-    import pipeline.topics.model as model_module
+    import pipeline.topics.clustering.model as model_module
     from tests.helpers import keyword_spy
 
     floors = keyword_spy(monkeypatch, model_module, "name_groups", "floor")

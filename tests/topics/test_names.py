@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.config import TopicsConfig
 from pipeline.topics import name_run, update
-from pipeline.topics.names import FormingToName, ThemeToName
+from pipeline.topics.naming.names import FormingToName, ThemeToName
 from tests.topics.test_emerge import around
 from tests.topics.test_update import quantum_group, three_themes
 
@@ -53,7 +53,7 @@ def test_a_forming_group_is_labelled_in_the_result_and_in_the_state(store):
 
 
 def test_a_theme_is_named_against_the_themes_there_were_when_it_asked(store, monkeypatch):
-    import pipeline.topics.names as names_module
+    import pipeline.topics.naming.names as names_module
 
     group, texts = quantum_group(store)
     result = asked(store, group, "2025-W05")
@@ -87,7 +87,7 @@ def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int]
                    kept: dict[int, str] | None = None):
     """A run that left only its areas to name: each theme's papers and the area each theme is in, the
     areas' centroids unit vectors along their own axes; ``kept``: labels kept from a previous fit."""
-    from pipeline.topics.names import AreasToName
+    from pipeline.topics.naming.names import AreasToName
     from pipeline.topics.state import Assignment, State
 
     themes = np.array([t for t, texts in texts_by_theme.items() for _ in texts])

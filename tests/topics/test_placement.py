@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.topics.placement import bound_sizes, reassign_outliers
+from pipeline.topics.clustering.placement import bound_sizes, reassign_outliers
 
 
 def test_reassign_outliers_respects_threshold_and_cap():
@@ -38,7 +38,7 @@ def test_outliers_do_not_push_a_theme_past_the_size_bound():
 
 
 def test_the_size_bound_asks_for_similarities_a_block_at_a_time_with_the_same_result(monkeypatch):
-    from pipeline.topics import placement
+    from pipeline.topics.clustering import placement
 
     rng = np.random.default_rng(3)
     sims = rng.random((300, 4))

@@ -10,8 +10,8 @@ from pipeline import topics
 from pipeline.io import read_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo
 from pipeline.topics import paper_texts
-from pipeline.topics.embed import TransformerEmbedder
-from pipeline.topics.words import WordIndex
+from pipeline.topics.embedding.embed import TransformerEmbedder
+from pipeline.topics.naming.words import WordIndex
 from tests.helpers import cleaned_copy
 
 pytestmark = pytest.mark.model

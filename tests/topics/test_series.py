@@ -10,8 +10,9 @@ import pandas as pd
 
 from pipeline import voice
 from pipeline.config import TopicsConfig
-from pipeline.topics import name_run, series
-from pipeline.topics.names import ThemeToName
+from pipeline.topics import name_run
+from pipeline.topics.naming import series
+from pipeline.topics.naming.names import ThemeToName
 from pipeline.topics.state import Assignment
 from tests.topics.test_update import three_themes
 
@@ -75,8 +76,8 @@ def test_the_stage_names_a_series_theme_again_from_the_papers_table(project, has
     from pipeline import clean, config, ingest, topics
     from pipeline.io import read_table
     from pipeline.schemas import DocTopics, Papers, TopicInfo
-    from pipeline.topics.vocabulary import stop_words
-    from pipeline.topics.words import WordIndex
+    from pipeline.topics.naming.vocabulary import stop_words
+    from pipeline.topics.naming.words import WordIndex
 
     cfg = config.load(project)
     ingest.run(cfg)

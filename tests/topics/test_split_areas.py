@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.topics import areas
-from pipeline.topics.split import CondensedTree, split_large
+from pipeline.topics.clustering import areas
+from pipeline.topics.clustering.split import CondensedTree, split_large
 
 DTYPE = [("parent", np.intp), ("child", np.intp), ("lambda_val", float), ("child_size", np.intp)]
 
@@ -88,7 +88,7 @@ def test_papers_outside_the_sample_join_the_theme_of_their_group():
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit, sample_rows
+    from pipeline.topics.clustering.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, truth = corpus(per_theme=60)
@@ -108,7 +108,7 @@ def test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_boun
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit, sample_rows
+    from pipeline.topics.clustering.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, truth = corpus(per_theme=80)
@@ -137,7 +137,7 @@ def test_a_sampled_refit_moves_papers_outside_the_sample_into_a_theme_found_new(
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit, sample_rows
+    from pipeline.topics.clustering.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, truth = corpus(per_theme=60)
@@ -165,12 +165,12 @@ def test_a_sampled_refit_keeps_the_areas_ids():
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit
+    from pipeline.topics.clustering.fitting import fit
     from tests.topics.test_model import corpus
 
-    import pipeline.topics.names as names_module
+    import pipeline.topics.naming.names as names_module
     from pipeline.topics import name_run
-    from pipeline.topics.fitting import sample_rows
+    from pipeline.topics.clustering.fitting import sample_rows
 
     docs, vectors, _ = corpus(per_theme=60)
     ids = [f"p{i}" for i in range(len(docs))]
@@ -201,7 +201,7 @@ def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
     import dataclasses
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.fitting import fit, sample_rows
+    from pipeline.topics.clustering.fitting import fit, sample_rows
     from tests.topics.test_model import corpus
 
     docs, vectors, _ = corpus(per_theme=60)
@@ -224,7 +224,7 @@ def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
 
 
 def test_a_paper_is_sampled_by_its_id_so_a_grown_corpus_keeps_its_sample():
-    from pipeline.topics.fitting import sample_rows
+    from pipeline.topics.clustering.fitting import sample_rows
 
     ids = [f"2507.{i:05d}" for i in range(5000)]
     first = {ids[i] for i in sample_rows(ids, 1000, 42)}

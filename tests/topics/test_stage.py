@@ -153,7 +153,7 @@ def test_topics_without_papers_says_what_to_do(tmp_path, hash_embedder):
 
 
 def test_evaluate_reports_label_measures(cleaned, hash_embedder):
-    from pipeline.topics.evaluate import evaluate
+    from pipeline.topics.quality.evaluate import evaluate
 
     topics.run(cleaned, embedder=hash_embedder)
     result = evaluate(cleaned, stability=False, embedder=hash_embedder)

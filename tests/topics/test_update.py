@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from pipeline.config import TopicsConfig
-from pipeline.topics import State, emerge, name_run, update
+from pipeline.topics import State, name_run, update
+from pipeline.topics.weekly import emerge
 from tests.topics.test_emerge import DIM, SUBJECTS, around, unit
 
 
@@ -289,7 +290,7 @@ def test_papers_placed_by_updates_since_the_fit_count_as_recent(store, fitted_we
 
 
 def test_which_papers_may_join_a_newborn_theme():
-    from pipeline.topics.emerge import newborn_candidates
+    from pipeline.topics.weekly.emerge import newborn_candidates
 
     topics = np.array([0, 0, -2, 5, 0, -1, 5])
     placed_now = np.array([False, True, False, True, False, False, False])  # 1: placed in theme 0 by this update
@@ -319,7 +320,7 @@ def test_the_update_offers_a_newborn_theme_its_pool_and_the_papers_it_placed_its
 
 
 def test_a_born_theme_is_named_with_the_label_support_floor(store, monkeypatch):
-    import pipeline.topics.names as names_module
+    import pipeline.topics.naming.names as names_module
     from tests.helpers import keyword_spy
 
     floors = keyword_spy(monkeypatch, names_module, "name_groups", "floor")

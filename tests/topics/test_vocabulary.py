@@ -12,7 +12,7 @@ CFG = TopicsConfig()
 def test_theme_vectorizer_counts_the_kept_candidates_in_one_pass():
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from pipeline.topics.vocabulary import analyzer, topic_vectorizer_class
+    from pipeline.topics.naming.vocabulary import analyzer, topic_vectorizer_class
 
     themes = ["Federated learning on edge devices. Federated learning, again.",
               "KV cache for LLM serving; the KV cache grows.", "Edge devices and LLM serving.",
@@ -49,7 +49,7 @@ def _two_subjects() -> tuple[list[str], np.ndarray]:
 
 
 def test_each_themes_keywords_are_its_own_phrases_and_a_word_of_every_theme_is_none():
-    from pipeline.topics.vocabulary import ctfidf_words
+    from pipeline.topics.naming.vocabulary import ctfidf_words
 
     docs, topics = _two_subjects()
     words = ctfidf_words(docs, topics, CFG)
@@ -61,7 +61,7 @@ def test_each_themes_keywords_are_its_own_phrases_and_a_word_of_every_theme_is_n
 
 
 def test_stop_words_are_english_the_domain_list_and_the_users():
-    from pipeline.topics.vocabulary import candidate_terms, stop_words
+    from pipeline.topics.naming.vocabulary import candidate_terms, stop_words
 
     stop = set(stop_words(("Kernels",)))
     assert {"the", "propose", "results", "kernels"} <= stop and "federated" not in stop
@@ -71,7 +71,7 @@ def test_stop_words_are_english_the_domain_list_and_the_users():
 
 
 def test_keywords_most_of_a_themes_papers_use_come_before_a_term_a_few_repeat():
-    from pipeline.topics.vocabulary import rerank_by_coverage
+    from pipeline.topics.naming.vocabulary import rerank_by_coverage
 
     docs = [f"Paper {i}. Edge offloading moves inference to edge servers." for i in range(10)]
     docs[0] += " Kubeflow kubeflow kubeflow kubeflow."

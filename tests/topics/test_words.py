@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.topics.vocabulary import stop_words
-from pipeline.topics.words import WordIndex, acronyms, content_words, word_of
+from pipeline.topics.naming.vocabulary import stop_words
+from pipeline.topics.naming.words import WordIndex, acronyms, content_words, word_of
 
 STOP = frozenset(stop_words())
 

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.clustering import Clustering, Sizes, cluster, scaled
-from pipeline.topics.label import name_groups
-from pipeline.topics.placement import (
+from pipeline.topics.clustering.components import Clustering, Sizes, cluster, scaled
+from pipeline.topics.naming.label import name_groups
+from pipeline.topics.clustering.placement import (
     bound_sizes,
     centroids_of,
     nearest,
@@ -38,15 +38,15 @@ from pipeline.topics.placement import (
     size_bound,
     unit,
 )
-from pipeline.topics.vocabulary import (
+from pipeline.topics.naming.vocabulary import (
     TOP_WORDS,
     ctfidf_words,
     plain_vectorizer,
     rerank_by_coverage,
     stop_words,
 )
-from pipeline.topics.words import Corpus as LabelCorpus
-from pipeline.topics.words import Embed
+from pipeline.topics.naming.words import Corpus as LabelCorpus
+from pipeline.topics.naming.words import Embed
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from pipeline.config import TopicsConfig
-    from pipeline.topics.names import ThemeToName
+    from pipeline.topics.naming.names import ThemeToName
     from pipeline.topics.state import Assignment
 
 log = logging.getLogger(__name__)
@@ -36,9 +36,9 @@ def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg:
     """A request to name again each carried theme whose label is a phrase of its series (see the
     module docstring), once the run's naming is done (a theme born in it too). ``papers`` and
     ``texts``: the run's papers, in the assignment's order."""
-    from pipeline.topics.names import ThemeToName
-    from pipeline.topics.vocabulary import stop_words
-    from pipeline.topics.words import WordIndex
+    from pipeline.topics.naming.names import ThemeToName
+    from pipeline.topics.naming.vocabulary import stop_words
+    from pipeline.topics.naming.words import WordIndex
 
     if Papers.authors not in papers.columns:
         return []

@@ -159,7 +159,7 @@ def calibrate(embeddings: np.ndarray, topics: np.ndarray, ids: np.ndarray, centr
             neighbour_q[j] = np.quantile(top_k_mean(sims, min(rules.k, len(sample) - 1)), q)
         else:
             neighbour_q[j] = -1.0
-    from pipeline.topics.placement import nearest_theme_cosines
+    from pipeline.topics.clustering.placement import nearest_theme_cosines
 
     nearest_theme = nearest_theme_cosines(centroids)  # NaN: no other theme to be near
     return Calibration(ids, centroid_q, neighbour_q, members, cohesion, nearest_theme)

@@ -23,7 +23,7 @@ from functools import partial
 import numpy as np
 
 from pipeline.progress import progress
-from pipeline.topics.candidates import (
+from pipeline.topics.naming.candidates import (
     Candidate,
     Group,
     Round,
@@ -36,7 +36,7 @@ from pipeline.topics.candidates import (
     unclaimed,
     verdicts,
 )
-from pipeline.topics.words import (TOKEN_RE, Corpus, Embed, content_words, definitions, parts_of, singular, support,
+from pipeline.topics.naming.words import (TOKEN_RE, Corpus, Embed, content_words, definitions, parts_of, singular, support,
                                    word_of, written_case)
 
 DESCRIPTION_PHRASES = 4

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from pipeline.topics.words import parts_of, singular, support
+from pipeline.topics.naming.words import parts_of, singular, support
 
 if TYPE_CHECKING:
-    from pipeline.topics.words import Corpus, Embed
+    from pipeline.topics.naming.words import Corpus, Embed
 
 TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much more
 MIN_WORDS, MAX_WORDS = 2, 4

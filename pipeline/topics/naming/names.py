@@ -35,11 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.candidates import MIN_WORDS, Candidate
-from pipeline.topics.label import Accept, Named, name_groups
+from pipeline.topics.naming.candidates import MIN_WORDS, Candidate
+from pipeline.topics.naming.label import Accept, Named, name_groups
 from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
-from pipeline.topics.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
-from pipeline.topics.words import Corpus, Embed, WordIndex, content_words
+from pipeline.topics.naming.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
+from pipeline.topics.naming.words import Corpus, Embed, WordIndex, content_words
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.topics.names import AreasToName, by_themes
+from pipeline.topics.naming.names import AreasToName, by_themes
 from pipeline.topics.state import State
 
 
@@ -163,7 +163,7 @@ def cut(state: State, topics: np.ndarray, embeddings: np.ndarray, paper_ids: lis
     the id, and the label (unless it was two of its themes', ``names.by_themes``), of the previous
     area it shares most papers with. Sets the state's areas and tree; the areas are named with the
     rest of the run (``names.name_run``)."""
-    from pipeline.topics.placement import centroids_of
+    from pipeline.topics.clustering.placement import centroids_of
 
     ids = state.ids.tolist()
     sizes = {t: int((topics == t).sum()) for t in ids}

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.vocabulary import TOP_WORDS, analyzer, candidate_terms, topic_vectorizer_class
+from pipeline.topics.naming.vocabulary import TOP_WORDS, analyzer, candidate_terms, topic_vectorizer_class
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ def layout_seeds(seed: int, n: int = 0) -> list[int]:
 
 
 def leiden_model(n: int, sizes: Sizes, bound: int, cfg: TopicsConfig):  # noqa: ANN201
-    from pipeline.topics.graph import LeidenThemes
+    from pipeline.topics.clustering.graph import LeidenThemes
 
     return LeidenThemes(n_neighbors=cfg.graph_neighbors, resolution=sizes.resolution, runs=CONSENSUS_RUNS,
                         min_cluster_size=sizes.min_cluster_size, max_cluster_size=bound,
@@ -296,7 +296,7 @@ def cluster(docs: list[str], embeddings: np.ndarray, sizes: Sizes, bound: int, c
     if (core == -1).all():  # nothing clustered: one theme (Leiden's graph still picks its keywords)
         return Clustering(one.core, graph, clustered=False)
     if tree is not None:
-        from pipeline.topics.split import CondensedTree, split_large
+        from pipeline.topics.clustering.split import CondensedTree, split_large
 
         core = split_large(core, CondensedTree(tree.to_numpy(), n), bound)
     return Clustering(core, graph, model)

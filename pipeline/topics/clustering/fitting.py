@@ -14,7 +14,7 @@ import numpy as np
 
 from pipeline.config import TopicsConfig
 from pipeline.topics.state import Assignment, Change, State, described, unique_label, utc_now
-from pipeline.topics.words import Embed
+from pipeline.topics.naming.words import Embed
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +49,9 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
                      embed=embed, week=week)
         return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {},
                           nearest_themes=nearest_themes)
-    from pipeline.topics.align import Themes, align
-    from pipeline.topics.model import ThemeModel
-    from pipeline.topics.placement import centroids_of
+    from pipeline.topics.clustering.align import Themes, align
+    from pipeline.topics.clustering.model import ThemeModel
+    from pipeline.topics.clustering.placement import centroids_of
 
     model = ThemeModel(cfg).fit(texts, embeddings, titles=titles, embed=embed)
     now = utc_now()
@@ -110,12 +110,12 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
                                    changed=kept.changed)
     names = model.label_corpus_
     if previous is not None:  # a kept label's support is measured anew
-        from pipeline.topics.words import content_words
+        from pipeline.topics.naming.words import content_words
 
         for t in state.ids.tolist():
             rows = set(np.flatnonzero(topics == t).tolist())
             state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
-    from pipeline.topics.areas import cut
+    from pipeline.topics.clustering.areas import cut
 
     areas = dataclasses.replace(cut(state, topics, embeddings, paper_ids, previous=previous,
                                     previous_topics=previous_topics), corpus=names)
@@ -150,8 +150,8 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
     holds as in a fit: the least similar papers placed here beyond it join their next most similar
     theme with room; the sample's papers and those kept from before never move. The areas and
     label support are those of the sample."""
-    from pipeline.topics.placement import bound_sizes, nearest, similarity_to_own, size_bound
-    from pipeline.topics.placement import unit as _unit
+    from pipeline.topics.clustering.placement import bound_sizes, nearest, similarity_to_own, size_bound
+    from pipeline.topics.clustering.placement import unit as _unit
 
     state = fitted.state
     topics = np.full(len(embeddings), -1, dtype=int)
@@ -193,7 +193,7 @@ def _join_nearest(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg:
     """``candidates`` that are unassigned join their nearest theme of ``state`` under the outlier
     rules (``placement.reassign_outliers``); returns the assignment and each paper's similarity to
     its theme (to the nearest one where it stays unassigned)."""
-    from pipeline.topics.placement import reassign_outliers, similarity_to_own
+    from pipeline.topics.clustering.placement import reassign_outliers, similarity_to_own
 
     near, best = nearest_themes(embeddings, state.centroids, state.ids)
     topics = reassign_outliers(topics, best, near, cfg.min_similarity, cfg.max_outlier_share, candidates=candidates)
@@ -209,7 +209,7 @@ def _distinct_flows(embeddings: np.ndarray, topics: np.ndarray, old_topics: np.n
     papers that would leave (their centroid) lie no closer to the rest of the old theme's papers
     (those that do not go there) than ``bound`` (as neighbouring themes lie to each other). A flow
     that takes a whole theme is distinct. Each old theme's papers are summed once."""
-    from pipeline.topics.placement import unit
+    from pipeline.topics.clustering.placement import unit
 
     out: dict[tuple[int, int], bool] = {}
     for old in sorted({o for o, _ in flows}):
@@ -268,7 +268,7 @@ def keep_placed(topics: np.ndarray, old_topics: np.ndarray, state: State, lineag
     moving = np.isin(old_topics, present) & np.isin(topics, list(fresh))
     flows = {(o, n) for o, n in zip(old_topics[moving].tolist(), topics[moving].tolist())
              if (n not in split_from or o in split_from[n]) and kind[n] != "merged"}
-    from pipeline.topics.placement import nearest_theme_cosines, size_bound
+    from pipeline.topics.clustering.placement import nearest_theme_cosines, size_bound
 
     # a theme past the size bound of a fit is cut wherever the refit cuts it (no theme outgrows the bound)
     held = np.bincount(old_topics[old_topics >= 0]) if (old_topics >= 0).any() else np.zeros(0, dtype=int)
@@ -343,8 +343,8 @@ def _recentre(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: Top
               candidates: np.ndarray, changed: set[int]) -> np.ndarray:
     """Centroids of the ``changed`` themes from ``topics`` (changed in place: ``candidates``, papers
     of dropped themes, join their nearest theme as outliers do); returns each paper's similarity."""
-    from pipeline.topics.placement import nearest
-    from pipeline.topics.placement import unit as _unit
+    from pipeline.topics.clustering.placement import nearest
+    from pipeline.topics.clustering.placement import unit as _unit
 
     state.centroids = state.centroids.copy()
     for j, t in enumerate(state.ids.tolist()):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.words import SEGMENT, TOKEN, TOKEN_RE
+from pipeline.topics.naming.words import SEGMENT, TOKEN, TOKEN_RE
 
 # Words that say nothing about a paper's theme in arXiv abstracts (besides English stop words).
 DOMAIN_STOP_WORDS = frozenset("""

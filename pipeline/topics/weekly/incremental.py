@@ -15,8 +15,8 @@ import numpy as np
 
 from pipeline.config import TopicsConfig
 from pipeline.dates import week_label, week_monday
-from pipeline.topics import emerge
-from pipeline.topics.names import FormingToName, ThemeToName, ToName
+from pipeline.topics.weekly import emerge
+from pipeline.topics.naming.names import FormingToName, ThemeToName, ToName
 from pipeline.topics.state import Assignment, Change, Forming, State
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     Without ``weeks`` (or with ``cfg.emerge`` off) every new paper simply joins its nearest theme,
     as before detection. ``rules``: detection's constants (default: ``emerge.Rules`` with
     ``emerge_window`` and ``emerge_min_size``). What is to be named is in ``to_name``."""
-    from pipeline.topics.placement import nearest, reassign_outliers, similarity_to_own
+    from pipeline.topics.clustering.placement import nearest, reassign_outliers, similarity_to_own
 
     known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
     topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)

@@ -144,7 +144,7 @@ def label_measures(
       words), or (with ``embed``) whose
       embeddings have cosine similarity of at least ``near``.
     """
-    from pipeline.topics.words import WordIndex
+    from pipeline.topics.naming.words import WordIndex
 
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)
@@ -191,7 +191,7 @@ def reader_measures(labels: dict[int, str], topics: np.ndarray, texts: Sequence[
 
     Returns per-theme values (``lexical_f1``, ``lexical_precision``, ``lexical_recall``,
     ``r_precision``), their medians, and the share of themes with R-precision under 0.25."""
-    from pipeline.topics.words import WordIndex
+    from pipeline.topics.naming.words import WordIndex
 
     ids = [int(t) for t in ids]
     topics = np.asarray(topics)
@@ -224,7 +224,7 @@ def lexical_f1(inside: int, hits: int, members: int) -> float:
 def r_precision(queries: np.ndarray, ids: Sequence[int], topics: np.ndarray, embeddings: np.ndarray) -> list[float]:
     """For each query vector (rows in ``ids`` order): the share of the |theme| papers nearest it (by
     cosine to the papers' unit ``embeddings``) that are in its theme."""
-    from pipeline.topics.placement import unit
+    from pipeline.topics.clustering.placement import unit
 
     queries = unit(np.asarray(queries, dtype=np.float32))
     vectors = unit(np.asarray(embeddings, dtype=np.float32))
@@ -246,7 +246,7 @@ def hindsight(topics: np.ndarray, titles: Sequence[str], ids: Sequence[int], ind
     """For calibration: each theme's single best 1-3-word phrase of its papers' titles, picked with
     hindsight for its lexical F1 (``reader_measures``), among the phrases at least ``min_titles`` of
     its titles write; theme -> (phrase, F1). What a label chosen from the titles alone could reach."""
-    from pipeline.topics.words import phrases
+    from pipeline.topics.naming.words import phrases
 
     topics = np.asarray(topics)
     title_phrases = [phrases(title, stop) for title in titles]
@@ -275,7 +275,7 @@ def area_measures(area_labels: dict[int, str], area_of: dict[int, int], labels: 
     theme's label, ``names.by_themes``), or by a phrase, with the share of the area's papers in the themes of which
     at least ``floor`` write every content word of it (``shared``) and how many such themes there are.
     An area named after one of its themes has one theme writing its name."""
-    from pipeline.topics.names import by_themes, writing
+    from pipeline.topics.naming.names import by_themes, writing
 
     topics = np.asarray(topics)
     out = []

@@ -18,13 +18,14 @@ import numpy as np
 from pipeline.config import Config
 from pipeline.io import read_table, write_json
 from pipeline.schemas import DocTopics, Papers
-from pipeline.topics import embed, paper_texts
-from pipeline.topics.embed import Embedder, EmbeddingCache
+from pipeline.topics import paper_texts
+from pipeline.topics.embedding import embed
+from pipeline.topics.embedding.embed import Embedder, EmbeddingCache
 from pipeline.topics.fitted import load_state
-from pipeline.topics.metrics import (agreement, area_measures, hindsight, label_measures, r_precision, reader_measures,
+from pipeline.topics.quality.metrics import (agreement, area_measures, hindsight, label_measures, r_precision, reader_measures,
                                      summary)
-from pipeline.topics.vocabulary import stop_words
-from pipeline.topics.words import WordIndex
+from pipeline.topics.naming.vocabulary import stop_words
+from pipeline.topics.naming.words import WordIndex
 
 
 def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None = None) -> dict:
@@ -52,7 +53,7 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     result[f"labels_below_{floor:.2f}_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < floor)
     result["areas"] = area_measures(state.area_labels, state.area_of, state.labels, topics, index, stop, floor)
     if stability:
-        from pipeline.topics.model import ThemeModel
+        from pipeline.topics.clustering.model import ThemeModel
 
         start = time.perf_counter()
         titles = papers[Papers.title].tolist()

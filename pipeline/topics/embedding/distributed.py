@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from pipeline.topics.embed import Embedder
+    from pipeline.topics.embedding.embed import Embedder
 
 EMBED_PARTITION = 2_000  # texts per task
 PLACE_PARTITION = 200_000  # papers per task
@@ -67,7 +67,7 @@ class Cluster:
     def nearest(self, embeddings: np.ndarray, centroids: np.ndarray, ids: np.ndarray,
                 partition: int = PLACE_PARTITION) -> tuple[np.ndarray, np.ndarray]:
         """``placement.nearest`` with the papers split across the workers."""
-        from pipeline.topics.placement import nearest
+        from pipeline.topics.clustering.placement import nearest
 
         if len(ids) == 0 or len(embeddings) == 0:
             return nearest(embeddings, centroids, ids)
@@ -108,6 +108,6 @@ class ClusterEmbedder:
 
 
 def _nearest_part(embeddings: np.ndarray, shared: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    from pipeline.topics.placement import nearest
+    from pipeline.topics.clustering.placement import nearest
 
     return nearest(embeddings, *shared)
