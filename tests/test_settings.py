@@ -15,7 +15,7 @@ import pytest
 from pipeline.config import TopicsConfig
 from pipeline.topics.embedding import hardware
 from tests.helpers import REPO, cleaned_copy
-from tests.topics.test_model import corpus
+from tests.topics.clustering.test_model import corpus
 
 MAX_SETTINGS = 35
 
@@ -27,20 +27,20 @@ TESTED = {
     "threads": "tests/test_settings.py::test_the_embedding_settings_reach_the_model",
     "device": "tests/test_settings.py::test_the_embedding_settings_reach_the_model",
     "precision": "tests/test_settings.py::test_the_embedding_settings_reach_the_model",
-    "clustering": "tests/topics/test_clustering.py::test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls",
-    "clustering_device": "tests/topics/test_clustering.py::test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu",
+    "clustering": "tests/topics/clustering/test_clustering.py::test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls",
+    "clustering_device": "tests/topics/clustering/test_clustering.py::test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu",
     "graph_neighbors": "tests/test_settings.py::test_leiden_and_its_layouts_are_built_with_the_settings",
     "resolution": "tests/test_settings.py::test_leiden_and_its_layouts_are_built_with_the_settings",
     "n_neighbors": "tests/test_settings.py::test_umap_and_hdbscan_are_built_with_the_settings",
     "n_components": "tests/test_settings.py::test_umap_and_hdbscan_are_built_with_the_settings",
-    "bertopic_min_papers": "tests/topics/test_model.py::test_a_small_corpus_gets_the_same_themes_and_keywords_without_bertopic",
-    "fit_sample_size": "tests/topics/test_split_areas.py::test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_bound",
+    "bertopic_min_papers": "tests/topics/clustering/test_model.py::test_a_small_corpus_gets_the_same_themes_and_keywords_without_bertopic",
+    "fit_sample_size": "tests/topics/clustering/test_split_areas.py::test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_bound",
     "cluster": "tests/test_settings.py::test_the_cluster_setting_sends_embedding_and_placement_to_the_cluster",
-    "min_cluster_size": "tests/topics/test_clustering.py::test_sizes_scale_with_the_corpus",
+    "min_cluster_size": "tests/topics/clustering/test_clustering.py::test_sizes_scale_with_the_corpus",
     "min_samples": "tests/test_settings.py::test_umap_and_hdbscan_are_built_with_the_settings",
     "max_theme_share": "tests/test_settings.py::test_max_theme_share_bounds_the_themes_that_placed_papers_fill",
-    "min_label_support": "tests/topics/test_model.py::test_the_fit_names_its_themes_with_the_label_support_floor",
-    "max_outlier_share": "tests/topics/test_update.py::test_the_cap_on_unassigned_papers_places_scattered_pool_papers_before_a_forming_group",
+    "min_label_support": "tests/topics/clustering/test_model.py::test_the_fit_names_its_themes_with_the_label_support_floor",
+    "max_outlier_share": "tests/topics/weekly/test_update.py::test_the_cap_on_unassigned_papers_places_scattered_pool_papers_before_a_forming_group",
     "min_similarity": "tests/test_settings.py::test_min_similarity_decides_which_new_papers_join_a_theme",
     "ngram_max": "tests/test_settings.py::test_ngram_max_is_the_longest_keyword",
     "min_df": "tests/test_settings.py::test_min_df_leaves_rarer_terms_out_of_the_vocabulary",
@@ -51,9 +51,9 @@ TESTED = {
     "align_threshold": "tests/test_settings.py::test_align_threshold_decides_whether_a_refit_keeps_the_old_ids",
     "refit_every_weeks": "tests/topics/test_policy.py::test_decide",
     "refit_keeps_placed": "tests/test_settings.py::test_without_refit_keeps_placed_a_refit_moves_papers_placed_before",
-    "emerge": "tests/topics/test_update.py::test_without_emerge_an_update_finds_no_new_theme",
-    "emerge_window": "tests/topics/test_update.py::test_the_pool_reaches_back_emerge_window_weeks",
-    "emerge_min_size": "tests/topics/test_update.py::test_a_group_smaller_than_emerge_min_size_is_forming_not_born",
+    "emerge": "tests/topics/weekly/test_update.py::test_without_emerge_an_update_finds_no_new_theme",
+    "emerge_window": "tests/topics/weekly/test_update.py::test_the_pool_reaches_back_emerge_window_weeks",
+    "emerge_min_size": "tests/topics/weekly/test_update.py::test_a_group_smaller_than_emerge_min_size_is_forming_not_born",
 }
 
 

@@ -14,7 +14,7 @@ from pipeline.topics import name_run
 from pipeline.topics.naming import series
 from pipeline.topics.naming.names import ThemeToName
 from pipeline.topics.state import Assignment
-from tests.topics.test_update import three_themes
+from tests.topics.weekly.test_update import three_themes
 
 ESSAYS = 36  # of theme 0's 60 papers, one author's essays: most of it
 

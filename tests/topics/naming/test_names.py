@@ -11,8 +11,8 @@ import pytest
 from pipeline.config import TopicsConfig
 from pipeline.topics import name_run, update
 from pipeline.topics.naming.names import FormingToName, ThemeToName
-from tests.topics.test_emerge import around
-from tests.topics.test_update import quantum_group, three_themes
+from tests.topics.weekly.test_emerge import around
+from tests.topics.weekly.test_update import quantum_group, three_themes
 
 
 @pytest.fixture

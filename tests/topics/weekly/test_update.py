@@ -11,7 +11,7 @@ import pytest
 from pipeline.config import TopicsConfig
 from pipeline.topics import State, name_run, update
 from pipeline.topics.weekly import emerge
-from tests.topics.test_emerge import DIM, SUBJECTS, around, unit
+from tests.topics.weekly.test_emerge import DIM, SUBJECTS, around, unit
 
 
 @pytest.fixture
