@@ -76,10 +76,32 @@ class Horizon:
     phrase: str  # how the report says it: "this week", "over 4 weeks", "over the quarter"
 
 
+# The horizons, the one place they are written: (name, recent weeks ending with the report's week,
+# weeks before them (None: ``report.window``), how the report says it). Everything else (the weeks a
+# report reads, its sentences, tables and the survey's columns) derives from them: a horizon added
+# here is tested, read far enough back, and said.
+HORIZONS: tuple[tuple[str, int, int | None, str], ...] = (
+    ("week", 1, None, "this week"),
+    ("month", 4, 12, "over 4 weeks"),
+    ("quarter", 13, 13, "over the quarter"),
+)
+
+
 def horizons(cfg: TrendConfig = TrendConfig()) -> tuple[Horizon, ...]:
-    return (Horizon("week", 1, cfg.window, "this week"),
-            Horizon("month", 4, 12, "over 4 weeks"),
-            Horizon("quarter", 13, 13, "over the quarter"))
+    """``HORIZONS`` as the report tests them, the week's compared with ``cfg.window`` weeks."""
+    return tuple(Horizon(name, recent, cfg.window if before is None else before, phrase)
+                 for name, recent, before, phrase in HORIZONS)
+
+
+def phrases(cfg: TrendConfig = TrendConfig()) -> dict[str, str]:
+    """Each horizon's name -> how the report says it ("month" -> "over 4 weeks")."""
+    return {h.name: h.phrase for h in horizons(cfg)}
+
+
+def spans_text(cfg: TrendConfig = TrendConfig()) -> str:
+    """The horizons in words: "this week against the 8 weeks before, 4 weeks against the 12 before them, …"."""
+    return ", ".join(f"{h.recent} week{'s' if h.recent != 1 else ''} against the {h.before} before"
+                     if h.recent != 1 else f"this week against the {h.before} weeks before" for h in horizons(cfg))
 
 
 def history(cfg: TrendConfig = TrendConfig()) -> int:

@@ -159,6 +159,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     import numpy as np
 
     from pipeline.report.explore import map_html
+    from pipeline.report.movement import phrases, spans_text
     from pipeline.report.survey import build_survey, map_page, to_markdown
 
     start = time.perf_counter()
@@ -184,6 +185,7 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
         figures = save_figures(result.figures, folder / "figures")
         titles = papers.set_index(Papers.paper_id)[[Papers.title, Papers.url]].fillna("")
         html = render("survey.html.j2", s=result, figures=figures, color=plots.theme_color, titles=titles, np=np,
+                      phrases=phrases(cfg.report), spans=spans_text(cfg.report),
                       generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
         write_text(folder / "index.html", html)
         write_text(folder / "report.md", to_markdown(result, titles))

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,7 @@ from pipeline.report.data import (
 from pipeline.report.levels import report_levels
 from pipeline.report.movement import history as movement_history
 from pipeline.report.movement import ENDED_WEEKS, horizons, movement, movers, needed, since, weeks_of
+from pipeline.report.movement import phrases as movement_phrases
 from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
@@ -37,7 +39,21 @@ from pipeline.voice import SERIES_PAPERS
 COLUMNS = [Papers.paper_id, Papers.title, Papers.url, Papers.categories, Papers.primary_category, Papers.published,
            Papers.week, Papers.week_start, Papers.authors]  # authors: whether a rise is one voice
 STATUS_TEXT = {"rising": "rising", "falling": "falling", "new": "new this week", "quiet": "went quiet", "steady": ""}
-PHRASES = {h.name: h.phrase for h in horizons()}
+class _Phrases(Mapping):
+    """Each horizon's name -> how the report says it, read from ``movement.HORIZONS`` when asked."""
+
+    def __getitem__(self, name: str) -> str:
+        return movement_phrases()[name]
+
+    def __iter__(self):  # noqa: ANN204
+        return iter(movement_phrases())
+
+    def __len__(self) -> int:
+        return len(movement_phrases())
+
+
+PHRASES = _Phrases()
+WOULD_TAKE_HORIZONS = 2  # what it would have taken is said for the two shortest horizons
 LEVEL_NOUN = {"theme": "", "area": " (area)", "watched": " (watched)"}
 READ = 5  # the most representative papers listed first for each mover, new theme and forming group
 MOST_MOVERS = 12  # movers shown with their papers in the digest; the page lists the rest below them
@@ -391,12 +407,12 @@ def series_of(papers: pd.DataFrame, monday: pd.Timestamp, labels: dict[int, str]
 
 
 def _would_take(report: WeeklyReport, counts: pd.DataFrame, tests: int) -> list[str]:
-    """What a theme of the median share would have needed to count as rising, this week and over 4
-    weeks, when it were the only mover among the report's ``tests`` tests."""
+    """What a theme of the median share would have needed to count as rising at the shortest
+    horizons (this week, over 4 weeks), when it were the only mover among the report's ``tests`` tests."""
     units = counts.drop(columns=[-1], errors="ignore")
     volume = units.sum(axis=1)  # the themes' shares are of the papers placed in a theme
     out = []
-    for h in horizons(report.cfg)[:2]:
+    for h in sorted(horizons(report.cfg), key=lambda h: h.recent)[:WOULD_TAKE_HORIZONS]:
         recent, before = weeks_of(report.monday, h)
         n = int(volume.reindex(recent, fill_value=0).sum())
         n0 = int(volume.reindex(before, fill_value=0).sum())

@@ -275,3 +275,27 @@ def test_what_it_would_take_is_the_first_count_that_passes():
     assert rate_test(k, 97, 16, 800) <= 0.05 / 100 < rate_test(k - 1, 97, 16, 800)
     assert needed(0, 800, 0.02, 100, 0.05) is None
     assert needed(97, 800, 0.02, 100, 0.05, min_change=1.5) > k
+
+
+def test_a_horizon_added_in_the_one_place_is_tested_and_read_far_enough_back(monkeypatch):
+    from pipeline.report import movement as module
+    from pipeline.report.weekly import PHRASES
+
+    monkeypatch.setattr(module, "HORIZONS", module.HORIZONS + (("half", 26, 26, "over half a year"),))
+    assert [h.name for h in horizons()] == ["week", "month", "quarter", "half"]
+    assert module.history() == 26 + 26 - 1 and PHRASES["half"] == "over half a year"
+    weeks = [MONDAY - pd.Timedelta(weeks=w) for w in range(59, -1, -1)]
+    rng = np.random.default_rng(3)
+    share = np.full(10, 0.1)
+    rows = []
+    for i in range(len(weeks)):  # theme 0 doubles for the last 26 weeks, slowly enough that no short horizon need see it
+        p = share.copy()
+        p[0] *= 2.0 if i >= len(weeks) - 26 else 1.0
+        rows.append(rng.multinomial(200, p / p.sum()))
+    counts = pd.DataFrame(rows, index=weeks, columns=range(10))
+    p = papers_of(counts)
+    units = units_of("theme", weeks, p.week, p.unit, p.category, p.authors, p.week, p.category, list(counts.columns))
+    table = movement([units], MONDAY, ANY)
+    half = table[table["horizon"] == "half"]
+    assert len(half) == 10  # every theme tested at the new horizon
+    assert half.loc[half["unit"] == 0, "mover"].item() and half.loc[half["unit"] == 0, "direction"].item() == "up"

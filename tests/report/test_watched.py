@@ -261,3 +261,20 @@ def test_the_feed_escapes_text_from_the_data_and_can_link_where_the_reports_are_
     assert entry.link == "https://example.org/trends/weekly/2026-W24/index.html"
     assert "<script>" not in text and "&lt;script&gt;" in text
     assert "R&D" in entry.summary and "<script>" not in entry.content[0].value
+
+
+def test_a_horizon_added_in_the_one_place_is_said_in_the_report_and_the_survey(watched, monkeypatch):
+    from pipeline.report import movement
+    from pipeline.report.stage import watched_matches
+    from pipeline.report.weekly import build_week
+
+    monkeypatch.setattr(movement, "HORIZONS", movement.HORIZONS + (("half", 26, 26, "over half a year"),))
+    corpus = report.load_corpus(watched)
+    built = build_week(corpus, report.data.monday_of("2026-W24"), watched.report, watched=watched_matches(watched, corpus))
+    assert "4 horizons" in built.method_text and "over half a year (26 weeks against the 26 before)" in built.method_text
+    report.write_weekly(watched, "2026-W24", force=True)
+    assert "over half a year (26 weeks against the 26 before)" in (
+        watched.paths.weekly_reports / "2026-W24" / "index.html").read_text()
+    report.write_survey(watched, force=True)
+    survey = next(p for p in watched.paths.surveys.iterdir()) / "index.html"
+    assert "13 weeks against the 13 before, 26 weeks against the 26 before" in survey.read_text()
