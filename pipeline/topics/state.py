@@ -12,6 +12,11 @@ import numpy as np
 
 from pipeline.io import read_arrays, read_json, write_arrays, write_json
 
+# a paper's theme id when it has none: unassigned (as in BERTopic's tables), or, during a weekly
+# update only, waiting in the pool of recent papers that no theme explains (never written to a table)
+UNASSIGNED = -1
+WAITING = -2
+
 
 @dataclass
 class State:

@@ -27,6 +27,9 @@ def centroids_of(embeddings: np.ndarray, topics: np.ndarray, ids: list[int]) -> 
     return unit(np.stack([embeddings[topics == t].mean(axis=0) for t in ids]).astype(np.float32))
 
 
+# as ``reassign_outliers``'s ``min_similarity``: no paper joins by its similarity (a cosine never
+# reaches it); only the cap on unassigned papers places them
+CAP_ONLY = float("inf")
 BLOCK = 65_536  # papers compared with the centroids at a time, so memory stays flat on millions
 
 

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.topics.state import State
+from pipeline.topics.state import UNASSIGNED, WAITING, State
 
 log = logging.getLogger(__name__)
 
@@ -278,14 +278,14 @@ def nearer_young(embeddings: np.ndarray, rows: np.ndarray, near: np.ndarray, sco
 
 def join_newborn(embeddings: np.ndarray, topics: np.ndarray, rows: np.ndarray, newborn_ids: list[int],
                  ids: np.ndarray, centroids: np.ndarray, rules: Rules, seed: int = 0) -> np.ndarray:
-    """``topics`` with papers ``rows`` (waiting in the pool, -2, or placed) moved to a theme born in
+    """``topics`` with papers ``rows`` (waiting in the pool, ``WAITING``, or placed) moved to a theme born in
     this update when it is their nearest theme (by centroid, ``ids``/``centroids`` including the
     newborn) and explains them at least as well as it explains its least typical member; the other
     themes are calibrated as usual, on their members (pool papers are members of none)."""
     topics = topics.copy()
     if not len(rows):
         return topics
-    cal = calibrate(embeddings, np.where(topics == -2, -1, topics), ids, centroids, rules, seed=seed,
+    cal = calibrate(embeddings, np.where(topics == WAITING, UNASSIGNED, topics), ids, centroids, rules, seed=seed,
                     quantile=dict.fromkeys(newborn_ids, 0.0))
     near, _, ok = explained(embeddings, rows, cal, centroids, rules)
     joins = ok & np.isin(near, newborn_ids)
@@ -371,11 +371,11 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
 
 
 def newborn_candidates(topics: np.ndarray, placed_now: np.ndarray, newborn_ids: list[int]) -> np.ndarray:
-    """Rows that may join a theme born in this update: the pool's papers (-2) and the papers this
+    """Rows that may join a theme born in this update: the pool's papers (``WAITING``) and the papers this
     update placed a moment ago in an old theme (``placed_now``: no table has shown them placed).
     Papers placed by earlier updates never move."""
     in_old = (topics >= 0) & ~np.isin(topics, newborn_ids)
-    return np.flatnonzero((topics == -2) | (in_old & placed_now))
+    return np.flatnonzero((topics == WAITING) | (in_old & placed_now))
 
 
 def birth(state: State, group: Group, week: str) -> int:

@@ -17,7 +17,7 @@ from pipeline.config import TopicsConfig
 from pipeline.dates import week_label, week_monday
 from pipeline.topics.weekly import emerge
 from pipeline.topics.naming.names import FormingToName, ThemeToName, ToName
-from pipeline.topics.state import Assignment, Change, Forming, State
+from pipeline.topics.state import UNASSIGNED, WAITING, Assignment, Change, Forming, State
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     Without ``weeks`` (or with ``cfg.emerge`` off) every new paper simply joins its nearest theme,
     as before detection. ``rules``: detection's constants (default: ``emerge.Rules`` with
     ``emerge_window`` and ``emerge_min_size``). What is to be named is in ``to_name``."""
-    from pipeline.topics.clustering.placement import nearest, reassign_outliers, similarity_to_own
+    from pipeline.topics.clustering.placement import CAP_ONLY, nearest, reassign_outliers, similarity_to_own
 
     known = np.array([p in previous_topics for p in paper_ids], dtype=bool)
     topics = np.array([previous_topics.get(p, -1) for p in paper_ids], dtype=int)
@@ -41,8 +41,8 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     if cfg.emerge and weeks is not None and len(state.ids):
         rules = rules or emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size)
         topics, lineage, forming, to_name = _emerge(embeddings, topics, known, weeks, cfg, rules, state)
-        pooled = topics == -2
-        topics[pooled] = -1
+        pooled = topics == WAITING
+        topics[pooled] = UNASSIGNED
     else:
         pooled = np.zeros(len(topics), dtype=bool)
     near, best = nearest(embeddings, state.centroids, state.ids)
@@ -61,7 +61,7 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
             forming_rows[f.rows] = True
         waiting = int((topics == -1).sum())
         for group in (pooled & ~forming_rows, pooled & forming_rows):
-            topics = reassign_outliers(topics, best, near, 2.0, cfg.max_outlier_share, candidates=group)
+            topics = reassign_outliers(topics, best, near, CAP_ONLY, cfg.max_outlier_share, candidates=group)
         if waiting > (topics == -1).sum():
             log.info("topics: the cap on unassigned papers placed %d pool papers (%d of them forming)",
                      waiting - int((topics == -1).sum()), int((forming_rows & (topics >= 0)).sum()))
@@ -83,7 +83,7 @@ def _week_minus(week: str, n: int) -> str:
 
 def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks: list[str], cfg: TopicsConfig,
             rules: emerge.Rules, state: State) -> tuple[np.ndarray, list[Change], list[Forming], list[ToName]]:
-    """Detection (``emerge.py``) for one update. Returns the assignment, with -2 for papers that stay
+    """Detection (``emerge.py``) for one update. Returns the assignment, with ``WAITING`` for papers that stay
     in the pool, the lineage rows of births, the forming groups (rows, nearest theme) and what is to
     be named (each birth, each young theme, each forming group, in that order)."""
     topics = topics.copy()
@@ -111,7 +111,7 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
     placed_now = np.zeros(len(topics), dtype=bool)  # placed by this update: no table has shown them placed
     placed_now[test[ok]] = True
     pool = test[~ok]
-    topics[pool] = -2
+    topics[pool] = WAITING
     # recent for the recency test: placed within the window by a weekly update (after the last fit);
     # the fit's own papers are what the themes already held, whatever their week
     arrived = recent & (week_of > state.fitted_week) if state.fitted_week else np.zeros(len(topics), dtype=bool)
@@ -150,12 +150,12 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
             members = topics == t
             mean = embeddings[members].mean(axis=0)
             state.centroids[state.ids.tolist().index(t)] = mean / (np.linalg.norm(mean) or 1)
-            to_name.append(ThemeToName(t, np.flatnonzero(members), np.where(topics == -2, -1, topics),
+            to_name.append(ThemeToName(t, np.flatnonzero(members), np.where(topics == WAITING, UNASSIGNED, topics),
                                        state.ids.copy(), state.centroids.copy()))
     for g in groups:
         if not g.born or len(g.rows) >= rules.min_size:
             continue
-        rows = g.rows[topics[g.rows] == -2]
+        rows = g.rows[topics[g.rows] == WAITING]
         if len(rows):
             forming.append(Forming(rows, g.nearest, "", newest, key=len(forming)))
             to_name.append(FormingToName(len(forming) - 1, rows, g.nearest, topics.copy()))

@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.config import TopicsConfig
 from pipeline.topics import State, name_run, update
+from pipeline.topics.state import WAITING
 from pipeline.topics.weekly import emerge
 from tests.topics.weekly.test_emerge import DIM, SUBJECTS, around, unit
 
@@ -316,7 +317,7 @@ def test_the_update_offers_a_newborn_theme_its_pool_and_the_papers_it_placed_its
     assert rows.isdisjoint(range(180))  # the fit's papers are never offered
     placed_here = {i for i in range(192, 198) if seen["topics"][i] >= 0}
     assert placed_here and placed_here <= rows  # the usual papers this update placed are
-    assert {i for i in range(180, 198) if seen["topics"][i] == -2} <= rows  # and the pool's
+    assert {i for i in range(180, 198) if seen["topics"][i] == WAITING} <= rows  # and the pool's
 
 
 def test_a_born_theme_is_named_with_the_label_support_floor(store, monkeypatch):
