@@ -82,7 +82,7 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     area_xy = np.array([[x, y + area_boxes[k, 1] * span[1] / 2] for k, (_, x, y) in enumerate(area_names)]).reshape(-1, 2)
     if len(area_xy):
         frame[1, 1] = max(frame[1, 1], float((area_xy[:, 1] + area_boxes[:, 1] * span[1]).max()))
-    positions = _spread(np.vstack([centres, area_xy]), frame, np.vstack([boxes, area_boxes]), fixed=len(area_xy))
+    positions = spread_labels(np.vstack([centres, area_xy]), frame, np.vstack([boxes, area_boxes]), fixed=len(area_xy))
     for (name, _, _), (x, y) in zip(area_names, area_xy):
         ax.text(x, y, name, ha="center", va="center", fontsize=11, fontweight="bold", color="#555555")
     for t, text, (cx, cy), (lx, ly) in zip(named, texts, centres, positions):
@@ -102,7 +102,7 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     return fig
 
 
-def _spread(centres: np.ndarray, xy: np.ndarray, boxes: np.ndarray | None = None, iterations: int = 400,
+def spread_labels(centres: np.ndarray, xy: np.ndarray, boxes: np.ndarray | None = None, iterations: int = 400,
             fixed: int = 0) -> np.ndarray:
     """Move label positions apart so their boxes do not overlap, each staying near its theme.
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.report.mapplot import _spread
+from pipeline.report.mapplot import spread_labels
 
 
 def test_map_labels_are_moved_apart_until_no_two_boxes_overlap():
@@ -11,7 +11,7 @@ def test_map_labels_are_moved_apart_until_no_two_boxes_overlap():
     points = rng.uniform(0, 10, size=(500, 2))
     centres = np.vstack([rng.normal(5, 0.3, size=(12, 2)), rng.uniform(0, 10, size=(20, 2))])
     boxes = np.column_stack([rng.uniform(0.05, 0.15, 32), rng.uniform(0.03, 0.06, 32)])
-    placed = _spread(centres, points, boxes)
+    placed = spread_labels(centres, points, boxes)
     unit = (placed - points.min(axis=0)) / np.ptp(points, axis=0)
     for i in range(len(unit)):
         for j in range(i + 1, len(unit)):

@@ -78,7 +78,7 @@ class Cluster:
         return np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])
 
 
-def _encode(embedder: Embedder, texts: list[str], identity: str) -> np.ndarray:
+def encode_on_worker(embedder: Embedder, texts: list[str], identity: str) -> np.ndarray:
     """On a worker: the texts' vectors, from a model whose identity (weights hash, token limit) is
     the client's, so no other model's vectors ever enter the client's cache."""
     if embedder.identity != identity:
@@ -103,7 +103,7 @@ class ClusterEmbedder:
             return np.zeros((0, 0), dtype=np.float32)
         client = self.cluster.client
         parts = [texts[i : i + self.partition] for i in range(0, len(texts), self.partition)]
-        futures = client.map(_encode, [self.embedder] * len(parts), parts, [self.identity] * len(parts), pure=False)
+        futures = client.map(encode_on_worker, [self.embedder] * len(parts), parts, [self.identity] * len(parts), pure=False)
         return np.concatenate(client.gather(futures)).astype(np.float32, copy=False)
 
 

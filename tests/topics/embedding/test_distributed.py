@@ -75,8 +75,8 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
 
 
 def test_a_worker_with_another_model_refuses_to_embed(hash_embedder):
-    from pipeline.topics.embedding.distributed import ClusterError, _encode
+    from pipeline.topics.embedding.distributed import ClusterError, encode_on_worker
 
-    assert _encode(hash_embedder, ["a text"], hash_embedder.identity).shape == (1, 64)
+    assert encode_on_worker(hash_embedder, ["a text"], hash_embedder.identity).shape == (1, 64)
     with pytest.raises(ClusterError, match="is not the client's"):
-        _encode(hash_embedder, ["a text"], "all-MiniLM-L6-v2-0123456789ab-max128")
+        encode_on_worker(hash_embedder, ["a text"], "all-MiniLM-L6-v2-0123456789ab-max128")
