@@ -29,76 +29,58 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
     are cut but not named: ``result.to_name`` asks for it (``names.name_run``). ``week``: the newest
     week of the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the
     papers' model) checks the labels' faithfulness; ``titles`` weigh more in them. A corpus larger than
-    ``fit_sample_size`` is fitted on a sample of that many papers (on a refit that keeps history,
-    plus one paper of each theme the sample missed) and the rest are placed (``place_rest``, through
-    ``nearest_themes``: ``placement.nearest`` or its cluster twin)."""
-    if cfg.fit_sample_size and len(texts) > cfg.fit_sample_size:
-        rng = np.random.default_rng(cfg.seed)
-        sample = sample_rows(paper_ids, cfg.fit_sample_size, cfg.seed)
-        if previous is not None and previous_topics and cfg.refit_keeps_placed:
-            # every theme that holds papers has one in the sample, so the refit keeps it
-            held = np.array([previous_topics.get(p, -1) for p in paper_ids])
-            missing = np.setdiff1d(np.intersect1d(held[held >= 0], previous.ids), held[sample])
-            extra = [rng.choice(np.flatnonzero(held == t)) for t in missing.tolist()]
-            sample = np.concatenate([sample, np.asarray(extra, dtype=np.int64)])
-        sample = np.sort(sample).astype(np.int64)
-        log.info("topics: fitting on a sample of %d of %d papers, then placing the rest", len(sample), len(texts))
-        whole = dataclasses.replace(cfg, fit_sample_size=0)  # the sample is fitted whole
-        fitted = fit([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], whole, embedder,
+    ``fit_sample_size`` is fitted on a sample of that many papers (``fit_sample``) and the rest are
+    placed (``place_rest``, through ``nearest_themes``: ``placement.nearest`` or its cluster twin)."""
+    if not (cfg.fit_sample_size and len(texts) > cfg.fit_sample_size):
+        return fit_all(texts, embeddings, paper_ids, cfg, embedder, previous, previous_topics, titles=titles,
+                       embed=embed, week=week)
+    sample = fit_sample(paper_ids, cfg, previous, previous_topics)
+    log.info("topics: fitting on a sample of %d of %d papers, then placing the rest", len(sample), len(texts))
+    fitted = fit_all([texts[i] for i in sample], embeddings[sample], [paper_ids[i] for i in sample], cfg, embedder,
                      previous, previous_topics, titles=[titles[i] for i in sample] if titles is not None else None,
                      embed=embed, week=week)
-        return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {},
-                          nearest_themes=nearest_themes)
-    from pipeline.topics.clustering.align import Themes, align
+    return place_rest(fitted, sample, embeddings, paper_ids, cfg, previous_topics if previous else {},
+                      nearest_themes=nearest_themes)
+
+
+def fit_sample(paper_ids: list[str], cfg: TopicsConfig, previous: State | None,
+               previous_topics: dict[str, int]) -> np.ndarray:
+    """The rows a sampled fit clusters (sorted): ``sample_rows``, and on a refit that keeps history one
+    paper of each theme that holds papers and that the sample missed, so the refit keeps it."""
+    sample = sample_rows(paper_ids, cfg.fit_sample_size, cfg.seed)
+    if previous is not None and previous_topics and cfg.refit_keeps_placed:
+        rng = np.random.default_rng(cfg.seed)
+        held = np.array([previous_topics.get(p, -1) for p in paper_ids])
+        missing = np.setdiff1d(np.intersect1d(held[held >= 0], previous.ids), held[sample])
+        extra = [rng.choice(np.flatnonzero(held == t)) for t in missing.tolist()]
+        sample = np.concatenate([sample, np.asarray(extra, dtype=np.int64)])
+    return np.sort(sample).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Identities:
+    """What a fit's themes are called: the model's theme -> its id, the lineage, each id's label, the next free id."""
+
+    ids: dict[int, int]
+    lineage: list[Change]
+    labels: dict[int, str]
+    next_id: int
+
+
+def fit_all(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
+            embedder: str, previous: State | None, previous_topics: dict[str, int], *,
+            titles: list[str] | None = None, embed: Embed | None = None, week: str | None = "") -> Assignment:
+    """``fit`` of every paper given, no sample: cluster, identify (``identities``), keep what was
+    placed (``keep_placed``), measure kept labels anew, and cut the areas."""
+    from pipeline.topics.clustering.areas import cut
     from pipeline.topics.clustering.model import ThemeModel
-    from pipeline.topics.clustering.placement import centroids_of
 
     model = ThemeModel(cfg).fit(texts, embeddings, titles=titles, embed=embed)
-    now = utc_now()
-    if previous is None:
-        ids = {int(t): int(t) for t in model.topic_ids_}
-        lineage = [Change(None, t, "new") for t in ids.values()]
-        next_id = max(ids.values(), default=-1) + 1
-        labels = {ids[t]: model.labels_[t] for t in ids}
-    else:
-        # old themes' centroids recomputed from today's embeddings of their papers where possible
-        old_topics = np.array([previous_topics.get(p, -1) for p in paper_ids])
-        present = [t for t in previous.ids.tolist() if (old_topics == t).any()]
-        old_centroids = previous.centroids.copy()
-        if previous.embedder != embedder:
-            old_centroids[:] = 0  # another model's vectors cannot be compared
-        if present:
-            fresh = centroids_of(embeddings, old_topics, present)
-            for row, t in zip(fresh, present):
-                old_centroids[previous.ids.tolist().index(t)] = row
-        result = align(
-            Themes(model.topic_ids_, model.centroids_, model.words_),
-            Themes(previous.ids, old_centroids, previous.words),
-            dict(zip(paper_ids, model.topics_.tolist())),
-            dict(zip(paper_ids, old_topics.tolist())),
-            threshold=cfg.align_threshold, next_id=previous.next_id,
-        )
-        ids, lineage = result.ids, result.lineage
-        next_id = max([previous.next_id, *[i + 1 for i in ids.values()]])
-        labels, used = {}, set()
-        for t in sorted(ids, key=lambda t: t not in result.matched):  # kept labels first
-            label = previous.labels[result.matched[t]] if t in result.matched else model.labels_[t]
-            labels[ids[t]] = unique_label(label, model.words_[t], used, ids[t])
-            used.add(labels[ids[t]])
-    order = sorted(ids, key=lambda t: ids[t])
-    state = State(
-        ids=np.array([ids[t] for t in order], dtype=int),
-        centroids=model.centroids_[[model.topic_ids_.tolist().index(t) for t in order]] if order
-        else np.zeros((0, embeddings.shape[1]), np.float32),
-        words={ids[t]: model.words_[t] for t in order}, labels=labels, embedder=embedder,
-        next_id=next_id, fitted_at=now, descriptions={ids[t]: described(labels[ids[t]], model.descriptions_[t])
-                                                       for t in order},
-        support={ids[t]: float(model.label_support_[t]) for t in order}, fitted_week=week,
-    )
-    if previous is not None:  # a theme born in a weekly update keeps its birth week
-        state.born = {t: week for t, week in previous.born.items() if t in set(state.ids.tolist())}
-    topics = np.array([ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
-    similarity = model.similarity_
+    old_topics = np.array([previous_topics.get(p, -1) for p in paper_ids]) if previous is not None else None
+    named = identities(model, embeddings, paper_ids, old_topics, previous, embedder, cfg.align_threshold)
+    state = _state_of(model, named, embedder, week, previous, embeddings.shape[1])
+    topics = np.array([named.ids.get(int(t), -1) if t != -1 else -1 for t in model.topics_], dtype=int)
+    similarity, lineage = model.similarity_, named.lineage
     receiving: dict[int, set[int] | None] = {}
     revived: set[int] = set()
     if previous is not None and cfg.refit_keeps_placed:
@@ -115,12 +97,66 @@ def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: Top
         for t in state.ids.tolist():
             rows = set(np.flatnonzero(topics == t).tolist())
             state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
-    from pipeline.topics.clustering.areas import cut
-
     areas = dataclasses.replace(cut(state, topics, embeddings, paper_ids, previous=previous,
                                     previous_topics=previous_topics), corpus=names)
     return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
                       receiving=receiving, revived=revived, to_name=[areas])
+
+
+def identities(model, embeddings: np.ndarray, paper_ids: list[str], old_topics: np.ndarray | None,  # noqa: ANN001
+               previous: State | None, embedder: str, threshold: float) -> Identities:
+    """A fit's themes as ids and labels: on a first fit the model's own; on a refit matched to the old
+    themes (``align``), whose centroids are recomputed from today's embeddings of their papers where
+    possible, a matched theme keeping its id and label."""
+    from pipeline.topics.clustering.align import Themes, align
+    from pipeline.topics.clustering.placement import centroids_of
+
+    if previous is None:
+        ids = {int(t): int(t) for t in model.topic_ids_}
+        return Identities(ids, [Change(None, t, "new") for t in ids.values()], {ids[t]: model.labels_[t] for t in ids},
+                          max(ids.values(), default=-1) + 1)
+    present = [t for t in previous.ids.tolist() if (old_topics == t).any()]
+    old_centroids = previous.centroids.copy()
+    if previous.embedder != embedder:
+        old_centroids[:] = 0  # another model's vectors cannot be compared
+    if present:
+        fresh = centroids_of(embeddings, old_topics, present)
+        for row, t in zip(fresh, present):
+            old_centroids[previous.ids.tolist().index(t)] = row
+    result = align(
+        Themes(model.topic_ids_, model.centroids_, model.words_),
+        Themes(previous.ids, old_centroids, previous.words),
+        dict(zip(paper_ids, model.topics_.tolist())),
+        dict(zip(paper_ids, old_topics.tolist())),
+        threshold=threshold, next_id=previous.next_id,
+    )
+    ids = result.ids
+    labels, used = {}, set()
+    for t in sorted(ids, key=lambda t: t not in result.matched):  # kept labels first
+        label = previous.labels[result.matched[t]] if t in result.matched else model.labels_[t]
+        labels[ids[t]] = unique_label(label, model.words_[t], used, ids[t])
+        used.add(labels[ids[t]])
+    return Identities(ids, result.lineage, labels, max([previous.next_id, *[i + 1 for i in ids.values()]]))
+
+
+def _state_of(model, named: Identities, embedder: str, week: str | None, previous: State | None,  # noqa: ANN001
+              dim: int) -> State:
+    """The state a fit leaves: its themes in id order, with their centroids, words, labels, descriptions
+    and label support; a theme born in a weekly update keeps its birth week."""
+    ids, labels = named.ids, named.labels
+    order = sorted(ids, key=lambda t: ids[t])
+    state = State(
+        ids=np.array([ids[t] for t in order], dtype=int),
+        centroids=model.centroids_[[model.topic_ids_.tolist().index(t) for t in order]] if order
+        else np.zeros((0, dim), np.float32),
+        words={ids[t]: model.words_[t] for t in order}, labels=labels, embedder=embedder,
+        next_id=named.next_id, fitted_at=utc_now(), descriptions={ids[t]: described(labels[ids[t]], model.descriptions_[t])
+                                                                 for t in order},
+        support={ids[t]: float(model.label_support_[t]) for t in order}, fitted_week=week,
+    )
+    if previous is not None:
+        state.born = {t: w for t, w in previous.born.items() if t in set(state.ids.tolist())}
+    return state
 
 
 def sample_rows(paper_ids: list[str], size: int, seed: int) -> np.ndarray:
