@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from dataclasses import dataclass
 import logging
 
 import numpy as np
@@ -40,7 +41,8 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     to_name: list[ToName] = []
     if cfg.emerge and weeks is not None and len(state.ids):
         rules = rules or emerge.Rules(window=cfg.emerge_window, min_size=cfg.emerge_min_size)
-        topics, lineage, forming, to_name = _emerge(embeddings, topics, known, weeks, cfg, rules, state)
+        found = detect(embeddings, topics, known, weeks, cfg, rules, state)
+        topics, lineage, forming, to_name = found.topics, found.lineage, found.forming, found.to_name
         pooled = topics == WAITING
         topics[pooled] = UNASSIGNED
     else:
@@ -81,24 +83,76 @@ def _week_minus(week: str, n: int) -> str:
     return week_label(week_monday(week) - dt.timedelta(weeks=n))
 
 
-def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks: list[str], cfg: TopicsConfig,
-            rules: emerge.Rules, state: State) -> tuple[np.ndarray, list[Change], list[Forming], list[ToName]]:
-    """Detection (``emerge.py``) for one update. Returns the assignment, with ``WAITING`` for papers that stay
-    in the pool, the lineage rows of births, the forming groups (rows, nearest theme) and what is to
-    be named (each birth, each young theme, each forming group, in that order)."""
-    topics = topics.copy()
+@dataclass(frozen=True)
+class Emerged:
+    """What detection did in one update (``detect``)."""
+
+    topics: np.ndarray  # every paper's theme, ``WAITING`` for those that stay in the pool
+    lineage: list[Change]  # the births
+    forming: list[Forming]  # groups of the pool too small to be born (rows, nearest theme)
+    to_name: list[ToName]  # each birth, each young theme, each forming group, in that order
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """The recent papers tested against today's themes: those placed, and the pool left."""
+
+    topics: np.ndarray
+    test: np.ndarray  # rows tested
+    ok: np.ndarray  # of ``test``: explained by a theme, now placed in it
+    near: np.ndarray  # of ``test``: the nearest theme
+    cal: emerge.Calibration
+    young: set[int]  # themes born within the window: re-centred and renamed
+    start: str  # the pool's first week
+    newest: str
+
+
+def detect(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks: list[str], cfg: TopicsConfig,
+           rules: emerge.Rules, state: State) -> Emerged:
+    """Detection (``emerge.py``) for one update: the new and waiting papers tested against today's
+    themes (``_test``); the pool's groups; births (``_births``); young themes re-centred and named
+    again; groups still forming."""
     week_of = np.array([w if isinstance(w, str) else "" for w in weeks])
-    newest = max(w for w in week_of.tolist() if w) if week_of.any() else None
-    if newest is None:
-        return topics, [], [], []
+    if not week_of.any():
+        return Emerged(topics.copy(), [], [], [])
+    tested = _test(embeddings, topics, known, week_of, cfg, rules, state)
+    topics = tested.topics
+    pool = tested.test[~tested.ok]
+    placed_now = np.zeros(len(topics), dtype=bool)  # placed by this update: no table has shown them placed
+    placed_now[tested.test[tested.ok]] = True
+    # recent for the recency test: placed within the window by a weekly update (after the last fit);
+    # the fit's own papers are what the themes already held, whatever their week
+    recent = week_of >= tested.start
+    arrived = recent & (week_of > state.fitted_week) if state.fitted_week else np.zeros(len(topics), dtype=bool)
+    groups = emerge.groups_of(embeddings, pool, tested.cal, state.centroids, rules, tested.near[~tested.ok],
+                              placed=np.flatnonzero((topics >= 0) & ~arrived),
+                              recent=np.flatnonzero((topics >= 0) & arrived))
+    _log_pool(groups, pool, tested)
+    topics, lineage, to_name = _births(embeddings, topics, groups, placed_now, len(pool), tested, cfg, rules, state)
+    to_name += _young_renamed(embeddings, topics, tested.young, state)
+    forming = []
+    for g in groups:
+        if not g.born or len(g.rows) >= rules.min_size:
+            continue
+        rows = g.rows[topics[g.rows] == WAITING]
+        if len(rows):
+            forming.append(Forming(rows, g.nearest, "", tested.newest, key=len(forming)))
+            to_name.append(FormingToName(len(forming) - 1, rows, g.nearest, topics.copy()))
+    return Emerged(topics, lineage, forming, to_name)
+
+
+def _test(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, week_of: np.ndarray, cfg: TopicsConfig,
+          rules: emerge.Rules, state: State) -> _Tested:
+    """New papers, and recent papers still waiting in the pool, tested against today's themes: the
+    explained join their theme (young themes take papers as young ones do), the rest wait."""
+    topics = topics.copy()
+    newest = max(w for w in week_of.tolist() if w)
     start = _week_minus(newest, rules.window - 1)
-    recent = week_of >= start
     cal = emerge.calibrate(embeddings, topics, state.ids, state.centroids, rules, seed=cfg.seed)
-    # new papers, and recent papers still waiting in the pool, are tested against today's themes
-    test = np.flatnonzero((~known | (topics == -1)) & recent)
+    test = np.flatnonzero((~known | (topics == UNASSIGNED)) & (week_of >= start))
     near, score, ok = emerge.explained(embeddings, test, cal, state.centroids, rules)
     ok &= ~emerge.novel(embeddings, test, np.flatnonzero(topics >= 0), rules)
-    young = {t for t, week in state.born.items() if week >= start}  # re-centred and renamed below
+    young = {t for t, week in state.born.items() if week >= start}
     # themes that take papers as young ones do: born within the window, or since the last fit or
     # refit and within rules.young_weeks (a refit calibrates a theme on all its papers)
     since = _week_minus(newest, max(rules.young_weeks, rules.window) - 1)
@@ -108,30 +162,33 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
         unexplained = ~ok
         ok[unexplained] = emerge.joins_young(embeddings, test[unexplained], near[unexplained], topics, joining, rules)
     topics[test[ok]] = near[ok]
-    placed_now = np.zeros(len(topics), dtype=bool)  # placed by this update: no table has shown them placed
-    placed_now[test[ok]] = True
-    pool = test[~ok]
-    topics[pool] = WAITING
-    # recent for the recency test: placed within the window by a weekly update (after the last fit);
-    # the fit's own papers are what the themes already held, whatever their week
-    arrived = recent & (week_of > state.fitted_week) if state.fitted_week else np.zeros(len(topics), dtype=bool)
-    groups = emerge.groups_of(embeddings, pool, cal, state.centroids, rules, near[~ok],
-                              placed=np.flatnonzero((topics >= 0) & ~arrived),
-                              recent=np.flatnonzero((topics >= 0) & arrived))
-    if len(test):  # an update with no new or waiting paper has nothing to say about the pool
+    topics[test[~ok]] = WAITING
+    return _Tested(topics, test, ok, near, cal, young, start, newest)
+
+
+def _log_pool(groups: list, pool: np.ndarray, tested: _Tested) -> None:
+    if len(tested.test):  # an update with no new or waiting paper has nothing to say about the pool
         sizes = ", ".join(str(len(g.rows)) for g in groups)
-        log.info("topics: no theme explains %d of the %d new or waiting papers; %s", len(pool), len(test),
-                 f"the pool (since {start}) holds groups of {sizes}" if sizes else "no group forms among them")
+        log.info("topics: no theme explains %d of the %d new or waiting papers; %s", len(pool), len(tested.test),
+                 f"the pool (since {tested.start}) holds groups of {sizes}" if sizes else "no group forms among them")
     for g in groups:
         log.debug("topics: pool group of %d: cohesion %.3f, closeness %.3f to theme %d, dense %s, far %s, "
                   "recent %s (%.2f)", len(g.rows), g.cohesion, g.closeness, g.nearest, g.dense, g.far, g.recent,
                   g.recency)
-    lineage, forming, to_name = [], [], []
+
+
+def _births(embeddings: np.ndarray, topics: np.ndarray, groups: list, placed_now: np.ndarray, pool_size: int,
+            tested: _Tested, cfg: TopicsConfig, rules: emerge.Rules,
+            state: State) -> tuple[np.ndarray, list[Change], list[ToName]]:
+    """The groups born as themes, largest first (each added to ``state``), and the papers this update
+    placed in an old theme that lie nearer a newborn one moved to it."""
+    lineage: list[Change] = []
+    to_name: list[ToName] = []
     born = [g for g in groups if g.born and len(g.rows) >= rules.min_size]
     for g in sorted(born, key=lambda g: (-len(g.rows), int(g.rows.min()))):
-        t = emerge.birth(state, g, newest)
+        t = emerge.birth(state, g, tested.newest)
         lineage.append(Change(g.parent, t, "split" if g.parent is not None else "new", g.closeness, 0,
-                              week=newest, pool_size=len(pool), pool_start=start))
+                              week=tested.newest, pool_size=pool_size, pool_start=tested.start))
         to_name.append(ThemeToName(t, g.rows, topics.copy(), state.ids.copy(), state.centroids.copy(), lineage[-1]))
         topics[g.rows] = t
     if born:
@@ -143,20 +200,18 @@ def _emerge(embeddings: np.ndarray, topics: np.ndarray, known: np.ndarray, weeks
         moved = int(((before >= 0) & (topics != before)).sum())
         if moved:
             log.info("topics: %d papers an old theme took in this update joined a theme born in it", moved)
-    # a young theme (born within the window) is centred and named again from all its papers so far,
-    # so the label it got from its first few papers follows what it became
-    for t in [t for t in state.born if t in young]:  # born before this update, within the window
+    return topics, lineage, to_name
+
+
+def _young_renamed(embeddings: np.ndarray, topics: np.ndarray, young: set[int], state: State) -> list[ToName]:
+    """A young theme (born before this update, within the window) centred and named again from all its
+    papers so far, so the label it got from its first few papers follows what it became."""
+    out: list[ToName] = []
+    for t in [t for t in state.born if t in young]:
         if (topics == t).any():
             members = topics == t
             mean = embeddings[members].mean(axis=0)
             state.centroids[state.ids.tolist().index(t)] = mean / (np.linalg.norm(mean) or 1)
-            to_name.append(ThemeToName(t, np.flatnonzero(members), np.where(topics == WAITING, UNASSIGNED, topics),
-                                       state.ids.copy(), state.centroids.copy()))
-    for g in groups:
-        if not g.born or len(g.rows) >= rules.min_size:
-            continue
-        rows = g.rows[topics[g.rows] == WAITING]
-        if len(rows):
-            forming.append(Forming(rows, g.nearest, "", newest, key=len(forming)))
-            to_name.append(FormingToName(len(forming) - 1, rows, g.nearest, topics.copy()))
-    return topics, lineage, forming, to_name
+            out.append(ThemeToName(t, np.flatnonzero(members), np.where(topics == WAITING, UNASSIGNED, topics),
+                                   state.ids.copy(), state.centroids.copy()))
+    return out
