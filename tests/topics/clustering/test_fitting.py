@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from pipeline import topics
 from pipeline.config import TopicsConfig
-from pipeline.topics.clustering import fitting
+from pipeline.topics.clustering import fitting, refit
 
 
 def kept_placed(new, old, fitted, lineage, cfg, previous, vectors):
-    """``fitting.keep_placed`` on lineage rows written as dicts, as a tuple: assignment, lineage,
+    """``refit.keep_placed`` on lineage rows written as dicts, as a tuple: assignment, lineage,
     changed themes, receiving themes, revived themes."""
     from pipeline.topics.state import Change
 
-    kept = fitting.keep_placed(new, old, fitted, [Change(**row) for row in lineage], cfg, previous, vectors)
+    kept = refit.keep_placed(new, old, fitted, [Change(**row) for row in lineage], cfg, previous, vectors)
     return kept.topics, kept.lineage, kept.changed, kept.receiving, kept.revived
 
 
