@@ -66,36 +66,50 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
                              f"where the records went ({paths.openable(paths.quarantine)} gives each one's reason)")
         x = embed.paper_inputs(papers, paths.embeddings, embedder)
         embed_s = time.perf_counter() - started
-        plan = decide(held, settings, embedder=embedder.identity, newest=x.newest, refit=refit)
-        if plan.automatic:
-            log.info("topics: %s; refitting", plan.why)
         previous, past_lineage = store.history(folder, paths.doc_topics, paths.topic_lineage, held)
-        if plan.mode == "update":
-            if plan.count_from:
-                held.fitted_week = plan.count_from
-            result = update(x.embeddings, x.paper_ids, settings, held, previous, weeks=x.weeks)
-            if not held.tree:  # themes fitted before areas existed
-                result.to_name.append(cut(held, result.topics, x.embeddings, x.paper_ids))
-        else:
-            result = fit(x.texts, x.embeddings, x.paper_ids, settings, embedder.identity, held, previous,
-                         titles=x.titles, embed=x.encode, nearest_themes=nearest_themes, week=x.newest)
-        name_run(result, x.texts, x.titles, settings, embed=x.encode)
-        result.to_name = series.renames(result, papers, x.texts, settings)  # a label that is one author's series
-        name_run(result, x.texts, x.titles, settings, embed=x.encode)
+        result = themes(x, papers, held, previous, settings, embedder.identity, refit=refit,
+                        nearest_themes=nearest_themes)
         fit_s = time.perf_counter() - started - embed_s
 
         stamp = f"{fp}@{result.state.fitted_at}"
         lineage = tables.lineage_table(past_lineage, result, x.newest)
         tables.write_tables(paths, papers, result, lineage, settings.n_keywords, settings.n_representatives, stamp)
         total_s = time.perf_counter() - started
-        counts = {"papers": len(papers), "embedded now": x.embedded, "themes": len(result.state.ids),
-                  "areas": len(result.state.area_labels), "unassigned": int((result.topics == -1).sum())}
-        if result.mode == "update" and settings.emerge:
-            counts["born"] = sum(change.relation in ("new", "split") for change in result.lineage)
-            counts["forming"] = len(result.forming)
+        counts = _counts(result, papers, x, settings)
         step = Step("topics", stamp, outputs, paths.run_record("topics"), {"fitted_at": result.state.fitted_at})
         record = dict(mode=result.mode, seed=settings.seed,
                       embedder=embedder.identity, config=as_dict(settings), versions=store.versions(),
                       timings_s={"embed": round(embed_s, 2), "cluster": round(fit_s, 2), "total": round(total_s, 2)})
         store.save_model(folder, result, x.paper_ids, lineage, step.record_of(counts, total_s, **record))
         return step.done(counts, total_s, label=f"topics ({result.mode})", **record)
+
+
+def themes(x: embed.PaperInputs, papers, held, previous: dict[str, int], settings, embedder: str, *,  # noqa: ANN001
+           refit: bool = False, nearest_themes=None):  # noqa: ANN001, ANN201 - state.Assignment
+    """One run's themes, named: the mode ``policy.decide`` chooses (an update of ``held``, or a fit or
+    refit of every paper), then naming, with one author's series taken out of the labels."""
+    plan = decide(held, settings, embedder=embedder, newest=x.newest, refit=refit)
+    if plan.automatic:
+        log.info("topics: %s; refitting", plan.why)
+    if plan.mode == "update":
+        if plan.count_from:
+            held.fitted_week = plan.count_from
+        result = update(x.embeddings, x.paper_ids, settings, held, previous, weeks=x.weeks)
+        if not held.tree:  # themes fitted before areas existed
+            result.to_name.append(cut(held, result.topics, x.embeddings, x.paper_ids))
+    else:
+        result = fit(x.texts, x.embeddings, x.paper_ids, settings, embedder, held, previous,
+                     titles=x.titles, embed=x.encode, nearest_themes=nearest_themes, week=x.newest)
+    name_run(result, x.texts, x.titles, settings, embed=x.encode)
+    result.to_name = series.renames(result, papers, x.texts, settings)  # a label that is one author's series
+    name_run(result, x.texts, x.titles, settings, embed=x.encode)
+    return result
+
+
+def _counts(result, papers, x: embed.PaperInputs, settings) -> dict[str, int]:  # noqa: ANN001
+    counts = {"papers": len(papers), "embedded now": x.embedded, "themes": len(result.state.ids),
+              "areas": len(result.state.area_labels), "unassigned": int((result.topics == -1).sum())}
+    if result.mode == "update" and settings.emerge:
+        counts["born"] = sum(change.relation in ("new", "split") for change in result.lineage)
+        counts["forming"] = len(result.forming)
+    return counts

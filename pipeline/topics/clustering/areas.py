@@ -34,6 +34,13 @@ class Tree:
     rows: list[dict]
 
 
+def _one_area(ids: list[int], sizes: dict[int, int]) -> Tree:
+    """Every theme in one area (too few themes to join)."""
+    rows = [_row("area:0", None, "area", None, 0, sum(sizes.get(t, 0) for t in ids), 0.0)]
+    rows += [_row(f"theme:{t}", "area:0", "theme", t, 0, sizes.get(t, 0), 0.0) for t in ids]
+    return Tree({t: 0 for t in ids}, rows)
+
+
 def build_tree(centroids: np.ndarray, ids: list[int], sizes: dict[int, int], k: int | None = None) -> Tree:
     """Join the themes ``ids`` (rows of ``centroids``) into a tree and cut it into ``k`` areas."""
     ids = [int(t) for t in ids]
@@ -42,10 +49,7 @@ def build_tree(centroids: np.ndarray, ids: list[int], sizes: dict[int, int], k: 
     if m == 0:
         return Tree({}, [])
     if m < 3 or k <= 1:
-        area_of = {t: 0 for t in ids}
-        rows = [_row("area:0", None, "area", None, 0, sum(sizes.get(t, 0) for t in ids), 0.0)]
-        rows += [_row(f"theme:{t}", "area:0", "theme", t, 0, sizes.get(t, 0), 0.0) for t in ids]
-        return Tree(area_of, rows)
+        return _one_area(ids, sizes)
     from scipy.cluster.hierarchy import fcluster, linkage
 
     link = linkage(np.asarray(centroids, dtype=np.float64), method="ward")
