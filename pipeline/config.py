@@ -93,9 +93,21 @@ class Paths:
             return printable(resolved.as_posix())
 
 
-# The formats ingest reads (``pipeline.ingest.formats`` gives each its reader), named here so the
-# command line can offer them without importing the readers.
-FORMAT_NAMES = ("atom", "api-text", "digest", "listing-page", "daily-jsonl", "kaggle", "csv", "parquet")
+# The formats ingest reads, the one list of them: each name and where its reader is
+# (``pipeline.ingest.formats`` imports them), so that the command line and the configuration can
+# offer them without importing the readers. A new format is a line here, its reader, and (if a file's
+# first bytes can tell it) a test in ``formats.sniff``.
+FORMATS = {
+    "atom": "pipeline.ingest.atom:read_atom",
+    "api-text": "pipeline.ingest.text_formats:read_api_text",
+    "digest": "pipeline.ingest.text_formats:read_digest",
+    "listing-page": "pipeline.ingest.text_formats:read_listing_page",
+    "daily-jsonl": "pipeline.ingest.jsonlines:read_daily",
+    "kaggle": "pipeline.ingest.jsonlines:read_kaggle",
+    "csv": "pipeline.ingest.tabular:read_csv",
+    "parquet": "pipeline.ingest.tabular:read_parquet",
+}
+FORMAT_NAMES = tuple(FORMATS)
 
 
 @dataclass(frozen=True)

@@ -2,28 +2,24 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from pipeline.config import FORMAT_NAMES
-from pipeline.ingest.atom import read_atom
-from pipeline.ingest.jsonlines import read_daily, read_kaggle
+from pipeline.config import FORMATS as READER_OF
 from pipeline.ingest.records import ReadContext, SourceError, decode
-from pipeline.ingest.tabular import read_csv, read_parquet
-from pipeline.ingest.text_formats import read_api_text, read_digest, read_listing_page, sniff_text_format
+from pipeline.ingest.text_formats import sniff_text_format
 
 Reader = Callable[[BinaryIO, ReadContext], Iterator[dict]]
-FORMATS: dict[str, Reader] = {
-    "atom": read_atom,
-    "api-text": read_api_text,
-    "digest": read_digest,
-    "listing-page": read_listing_page,
-    "daily-jsonl": read_daily,
-    "kaggle": read_kaggle,
-    "csv": read_csv,
-    "parquet": read_parquet,
-}
-assert tuple(FORMATS) == FORMAT_NAMES, "config.FORMAT_NAMES and the readers disagree"
+
+
+def _reader(where: str) -> Reader:
+    module, name = where.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+FORMATS: dict[str, Reader] = {name: _reader(where) for name, where in READER_OF.items()}  # config.FORMATS, imported
+
 # Keys only the Kaggle snapshot has; "submitter" comes second in its lines, before any long abstract.
 _KAGGLE_KEYS = ("authors_parsed", "versions", "submitter", "update_date", "journal-ref", "report-no")
 
