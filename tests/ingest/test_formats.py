@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 from pipeline import config
@@ -13,4 +14,4 @@ def test_every_format_of_the_one_list_has_its_reader_and_nothing_else_does():
     for name, reader in formats.FORMATS.items():
         assert callable(reader) and list(inspect.signature(reader).parameters)[:2], name
         module, function = config.FORMATS[name].split(":")
-        assert reader.__module__ == module and reader.__name__ == function
+        assert getattr(importlib.import_module(module), function) is reader
