@@ -33,3 +33,37 @@ def test_no_private_name_is_imported_from_another_module():
                     found += [f"{path.relative_to(REPO)}:{node.lineno} {node.module}.{a.name}" for a in node.names
                               if a.name.startswith("_") and not a.name.startswith("__")]
     assert not found, found
+
+
+IO_CALLS = {"read_text", "write_text", "read_bytes", "write_bytes", "open", "unlink", "rmtree", "mkdir", "to_parquet",
+            "read_parquet", "rename", "touch"}
+# files outside pipeline/io/ that touch the disk themselves, and why
+IO_ALLOWED = {
+    "pipeline/config.py": "reads the configuration's TOML (io/ imports config)",
+    "pipeline/stage.py": "the stage skeleton: the root's lock file, and the package sources code_version hashes",
+    "pipeline/topics/embedding/bert.py": "reads the embedding model's own folder (config.json, weights)",
+    "pipeline/topics/embedding/embed.py": "hashes the embedding model's weights file to name its identity",
+    "pipeline/topics/embedding/hardware.py": "reads /proc/cpuinfo and the device tree for the machine's name",
+}
+
+
+def test_disk_io_goes_through_pipeline_io():
+    found = []
+    for path in sorted((REPO / "pipeline").rglob("*.py")):
+        where = path.relative_to(REPO).as_posix()
+        if where.startswith("pipeline/io/") or where in IO_ALLOWED:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Name):  # the builtin open(); io's own functions are called by name
+                if node.func.id == "open":
+                    found.append(f"{where}:{node.lineno} open")
+            elif isinstance(node.func, ast.Attribute) and node.func.attr in IO_CALLS and not _is_frame_rename(node):
+                found.append(f"{where}:{node.lineno} {node.func.attr}")
+    assert not found, found
+
+
+def _is_frame_rename(node: ast.Call) -> bool:
+    """``frame.rename(columns=...)``: a table's columns, not a file."""
+    return any(k.arg in ("columns", "index") for k in node.keywords)

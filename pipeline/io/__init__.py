@@ -13,7 +13,9 @@ from pipeline.io.files import (
     read_bytes,
     read_json,
     read_shard,
+    read_text,
     remove_files,
+    remove_tree,
     write_array,
     write_arrays,
     write_figures,
@@ -24,6 +26,7 @@ from pipeline.io.tables import (
     FINGERPRINT_KEY,
     TableError,
     read_fingerprint,
+    read_frame,
     read_table,
     write_batches,
     write_frame,
@@ -31,6 +34,7 @@ from pipeline.io.tables import (
 )
 
 __all__ = ["FINGERPRINT_KEY", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_array",
-           "remove_files", "read_arrays", "read_bytes", "read_fingerprint", "read_json", "read_shard", "read_table",
+           "remove_files", "remove_tree", "read_arrays", "read_bytes", "read_fingerprint", "read_frame", "read_json",
+           "read_shard", "read_table", "read_text",
            "restore_folder", "write_array", "write_arrays", "write_batches", "write_figures", "write_frame",
            "write_json", "write_new_file", "write_table", "write_text"]

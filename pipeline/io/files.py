@@ -30,6 +30,21 @@ def write_text(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def read_text(path: Path) -> str:
+    """A stored text file (a feed's id, a report's summary)."""
+    return path.read_text(encoding="utf-8")
+
+
+def remove_tree(path: Path) -> None:
+    """A folder and everything in it, or a file; nothing when it is not there."""
+    import shutil
+
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
 def read_bytes(path: Path) -> bytes:
     """A stored file's bytes (a raw API page)."""
     return path.read_bytes()

@@ -16,6 +16,8 @@ import uuid
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from pipeline.io import read_text, write_text
+
 ATOM = "http://www.w3.org/2005/Atom"
 SUMMARY = "summary.json"
 FEED_ID = ".feed-id"
@@ -32,11 +34,10 @@ def feed_id(folder: Path) -> uuid.UUID:
     """The project's feed id: drawn once, kept in ``<folder>/.feed-id``."""
     path = folder / FEED_ID
     try:
-        return uuid.UUID(path.read_text(encoding="utf-8").strip())
+        return uuid.UUID(read_text(path).strip())
     except (OSError, ValueError):
         made = uuid.uuid4()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(str(made) + "\n", encoding="utf-8")
+        write_text(path, str(made) + "\n")
         return made
 
 
@@ -49,7 +50,7 @@ def summaries(folder: Path) -> list[tuple[str, dict]]:
     entries = []
     for path in sorted(folder.glob(f"*/{SUMMARY}"), reverse=True):
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+            entry = json.loads(read_text(path))
         except (OSError, ValueError):
             continue  # a report folder being replaced right now: the next report's feed lists it
         if isinstance(entry, dict):

@@ -25,17 +25,11 @@ log = logging.getLogger("pipeline.report")  # the stage's one logger
 def _step(cfg: Config, name: str, record: str, folder: Path, files: list[str], options: dict) -> Step:
     """A report's run in the stage skeleton: current while the theme tables, the fitted state, the
     report's code and templates, ``[report]`` and the report's own ``options`` are unchanged."""
-    import hashlib
-    from importlib import resources
-
     paths = cfg.paths
-    templates = hashlib.sha256()
-    for item in sorted(resources.files("pipeline.report").joinpath("templates").iterdir(), key=lambda t: t.name):
-        templates.update(item.name.encode() + item.read_bytes())
     inputs = [paths.papers, paths.doc_topics, paths.topic_info, paths.topic_lineage, paths.topic_tree,
               paths.topic_model / "state.json"]
     code = code_version("pipeline.report", "pipeline.topics", "pipeline.schemas", "pipeline.dates")
-    config = {**as_dict(cfg.report), **options, "templates": templates.hexdigest()[:16]}
+    config = {**as_dict(cfg.report), **options}  # the templates are in code_version: every file of the package
     fp = fingerprint(code, config, [p for p in inputs if p.exists()])
     return Step(name, fp, [folder / f for f in files], paths.run_record(record))
 

@@ -290,7 +290,6 @@ class TextCache:
             if fresh is not None:
                 new = keys[missing].assign(**{f: getattr(fresh, f)[t.name].to_numpy() for f in FIELDS})
                 table = pd.concat([kept[t.key], new], ignore_index=True).drop_duplicates(["paper_id"], keep="last")
-                self.folder.mkdir(parents=True, exist_ok=True)
                 write_frame(table, self.folder / f"{t.key}.parquet")
         names = [t.name for t in themes]
         frames = [pd.DataFrame(columns[f], index=texts.index, columns=names) for f in FIELDS]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.io import atomic_folder, link_tree, read_table, restore_folder, write_frame, write_json
+from pipeline.io import (atomic_folder, link_tree, read_frame, read_table, remove_files, remove_tree, restore_folder,
+                         write_frame, write_json)
 from pipeline.schemas import DocTopics
 from pipeline.topics.state import Assignment, State
 from pipeline.topics.tables import read_lineage
@@ -48,7 +49,7 @@ def previous_assignment(folder: Path, doc_topics: Path) -> dict[str, int]:
     ``doc_topics`` for a model folder from before that copy existed."""
     kept = folder / "assignment.parquet"
     if kept.exists():
-        previous = pd.read_parquet(kept)
+        previous = read_frame(kept)
     elif doc_topics.exists():
         previous = read_table(doc_topics, DocTopics)
     else:
@@ -87,14 +88,11 @@ def sweep(folder: Path, tables: list[Path]) -> None:
     folder moved aside once the new one is in place (``restore_folder`` has put it back where none
     is), and the temporary files of ``tables``. The CLI holds the root's lock, so no other run is
     writing any of them."""
-    import shutil
-
     moved_aside = list(folder.parent.glob(f".{folder.name}.old-*")) if folder.exists() else []
     for path in [*folder.parent.glob(f".{folder.name}.*.tmp"), *moved_aside]:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
     for table in tables:
-        for path in table.parent.glob(f".{table.name}.*.tmp"):
-            path.unlink(missing_ok=True)
+        remove_files(list(table.parent.glob(f".{table.name}.*.tmp")))
 
 
 def versions() -> dict[str, str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline.io import TableError, read_table, write_table
+from pipeline.io import TableError, read_frame, read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
 from pipeline.topics.state import Assignment, utc_now
 
@@ -73,7 +73,7 @@ def read_lineage(path: Path) -> pd.DataFrame:
     try:
         return read_table(path, TopicLineage)
     except TableError:
-        frame = pd.read_parquet(path)
+        frame = read_frame(path)
         missing = [c for c in ("mode", "week", "pool_size", "pool_start") if c not in frame.columns]
         if not missing:
             raise
