@@ -92,7 +92,7 @@ def run_corpus(root: Path, k: int) -> dict:
     texts, titles = paper_texts(papers), papers[Papers.title].tolist()
     embedder = embed.make_embedder(cfg.topics)
     vectors, _ = EmbeddingCache(cfg.paths.embeddings, embedder.identity).embed(texts, embedder)
-    model = ThemeModel(cfg.topics).fit(texts, vectors, titles=titles, embed=embedder.encode)
+    model = ThemeModel.from_config(cfg.topics).fit(texts, vectors, titles=titles, embed=embedder.encode)
     labels = {**model.labels_, -1: "(unassigned)"}
     pairs = {}
     for name, subject, a, b, not_b in PAIRS:

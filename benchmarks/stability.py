@@ -68,7 +68,7 @@ def score_corpus(root: Path, seeds: list[int], overrides: dict) -> dict:
     fits, first, per_seed = {}, {}, {}
     for seed in seeds:
         started = time.perf_counter()
-        model = ThemeModel(dataclasses.replace(topics_cfg, seed=seed)).fit(texts, vectors, titles=titles,
+        model = ThemeModel.from_config(topics_cfg).set_params(seed=seed).fit(texts, vectors, titles=titles,
                                                                            embed=embedder.encode)
         seconds = time.perf_counter() - started
         ids = model.topic_ids_.tolist()

@@ -171,7 +171,7 @@ def test_leiden_and_its_layouts_are_built_with_the_settings(built):
     docs, vectors, _ = corpus()
     cfg = TopicsConfig(clustering_device="cpu", graph_neighbors=9, resolution=3.0, n_neighbors=7, n_components=4,
                        seed=7)
-    ThemeModel(cfg).fit(docs, vectors)
+    ThemeModel.from_config(cfg).fit(docs, vectors)
     [leiden] = built["Leiden"]
     assert leiden["n_neighbors"] == 9
     assert leiden["resolution"] == pytest.approx(3.0 * len(docs) / 2000)  # scaled down below 2,000 papers
@@ -187,7 +187,7 @@ def test_umap_and_hdbscan_are_built_with_the_settings(built):
     docs, vectors, _ = corpus()
     cfg = TopicsConfig(clustering="hdbscan", clustering_device="cpu", n_neighbors=7, n_components=4,
                        min_cluster_size=6, min_samples=4)
-    ThemeModel(cfg).fit(docs, vectors)
+    ThemeModel.from_config(cfg).fit(docs, vectors)
     [umap], [hdbscan] = built["UMAP"], built["HDBSCAN"]
     assert umap["n_neighbors"] == 7 and umap["n_components"] == 4  # 120 papers: 5 and 10 by default
     assert hdbscan["min_cluster_size"] == 6 and hdbscan["min_samples"] == 4  # by default 5 and 2

@@ -76,7 +76,7 @@ def fit_all(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg:
     from pipeline.topics.clustering.areas import cut
     from pipeline.topics.clustering.model import ThemeModel
 
-    model = ThemeModel(cfg).fit(texts, embeddings, titles=titles, embed=embed)
+    model = ThemeModel.from_config(cfg).fit(texts, embeddings, titles=titles, embed=embed)
     old_topics = np.array([previous_topics.get(p, -1) for p in paper_ids]) if previous is not None else None
     named = identities(model, embeddings, paper_ids, old_topics, previous, embedder, cfg.align_threshold)
     state = _state_of(model, named, embedder, week, previous, embeddings.shape[1])

@@ -209,8 +209,20 @@ def keywords(texts: Texts, embeddings: np.ndarray, core: np.ndarray, topics: np.
     return words, rerank_by_coverage(words, texts.docs, topics, cfg)
 
 
+# the [topics] settings the theme model reads: its named parameters, defaults as in TopicsConfig
+MODEL_SETTINGS = ("clustering", "clustering_device", "n_neighbors", "n_components", "min_cluster_size", "min_samples",
+                  "resolution", "graph_neighbors", "bertopic_min_papers", "max_theme_share", "min_similarity",
+                  "max_outlier_share", "min_label_support", "n_keywords", "n_representatives", "stop_words", "min_df",
+                  "max_df", "ngram_max", "seed")
+_D = TopicsConfig()
+
+
 class ThemeModel:
     """Cluster papers into themes and describe each theme.
+
+    Parameters: the ``[topics]`` settings it reads, by name (``MODEL_SETTINGS``; the defaults are
+    ``TopicsConfig``'s), as scikit-learn's estimators and ``graph.LeidenThemes`` take theirs;
+    ``ThemeModel.from_config(cfg)`` takes them from a configuration, ``set_params`` changes some.
 
     Learned: ``topics_`` (theme per paper, -1 unassigned), ``core_`` (papers the clustering put in a
     theme), ``similarity_`` (cosine to the assigned theme's centroid), ``topic_ids_``, ``centroids_``,
@@ -223,8 +235,45 @@ class ThemeModel:
     for naming, reused for the areas).
     """
 
-    def __init__(self, cfg: TopicsConfig) -> None:
-        self.cfg = cfg
+    def __init__(self, *, clustering: str = _D.clustering, clustering_device: str = _D.clustering_device,
+                 n_neighbors: int | None = _D.n_neighbors, n_components: int = _D.n_components,
+                 min_cluster_size: int | None = _D.min_cluster_size, min_samples: int | None = _D.min_samples,
+                 resolution: float = _D.resolution, graph_neighbors: int = _D.graph_neighbors,
+                 bertopic_min_papers: int = _D.bertopic_min_papers, max_theme_share: float = _D.max_theme_share,
+                 min_similarity: float = _D.min_similarity, max_outlier_share: float = _D.max_outlier_share,
+                 min_label_support: float = _D.min_label_support, n_keywords: int = _D.n_keywords,
+                 n_representatives: int = _D.n_representatives, stop_words: tuple[str, ...] = _D.stop_words,
+                 min_df: int | None = _D.min_df, max_df: float = _D.max_df, ngram_max: int = _D.ngram_max,
+                 seed: int = _D.seed) -> None:
+        self.clustering, self.clustering_device = clustering, clustering_device
+        self.n_neighbors, self.n_components, self.min_cluster_size = n_neighbors, n_components, min_cluster_size
+        self.min_samples, self.resolution, self.graph_neighbors = min_samples, resolution, graph_neighbors
+        self.bertopic_min_papers, self.max_theme_share = bertopic_min_papers, max_theme_share
+        self.min_similarity, self.max_outlier_share = min_similarity, max_outlier_share
+        self.min_label_support, self.n_keywords, self.n_representatives = min_label_support, n_keywords, n_representatives
+        self.stop_words, self.min_df, self.max_df, self.ngram_max = stop_words, min_df, max_df, ngram_max
+        self.seed = seed
+
+    @classmethod
+    def from_config(cls, cfg: TopicsConfig) -> ThemeModel:
+        """The model with the ``[topics]`` settings it reads (``MODEL_SETTINGS``)."""
+        return cls(**{name: getattr(cfg, name) for name in MODEL_SETTINGS})
+
+    def get_params(self) -> dict:
+        return {name: getattr(self, name) for name in MODEL_SETTINGS}
+
+    def set_params(self, **params) -> ThemeModel:  # noqa: ANN003
+        unknown = set(params) - set(MODEL_SETTINGS)
+        if unknown:
+            raise ValueError(f"ThemeModel has no parameter {', '.join(sorted(unknown))}")
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
+
+    @property
+    def cfg(self) -> TopicsConfig:
+        """The parameters as the clustering and naming steps read them (validated as ``[topics]`` is)."""
+        return TopicsConfig(**self.get_params())
 
     def fit(self, docs: list[str], embeddings: np.ndarray, *, titles: list[str] | None = None,
             embed: Embed | None = None) -> ThemeModel:
@@ -279,4 +328,4 @@ class ThemeModel:
                 self.bertopic_.hdbscan_model.graph_ = self.bertopic_.hdbscan_model.layout = None
 
     def keywords(self, topic: int) -> list[str]:
-        return [w for w, _ in self.words_[topic][: self.cfg.n_keywords]]
+        return [w for w, _ in self.words_[topic][: self.n_keywords]]

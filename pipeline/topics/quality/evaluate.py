@@ -10,7 +10,6 @@ between the two fits is reported. Writes ``reports/evaluation/metrics.json``.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import numpy as np
@@ -57,7 +56,7 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
 
         start = time.perf_counter()
         titles = papers[Papers.title].tolist()
-        fits = [ThemeModel(dataclasses.replace(cfg.topics, seed=s)).fit(texts, embeddings, titles=titles,
+        fits = [ThemeModel.from_config(cfg.topics).set_params(seed=s).fit(texts, embeddings, titles=titles,
                                                                          embed=embedder.encode).topics_
                 for s in (cfg.topics.seed, cfg.topics.seed + 1)]
         result["stability_ari_two_seeds"] = agreement(fits[0], fits[1])[1]

@@ -96,7 +96,7 @@ def test_with_cuml_and_a_gpu_umap_and_hdbscan_are_cumls(stand_in_cuml, monkeypat
 
     monkeypatch.setattr(model_module, "cuda_visible", lambda: True)
     docs, vectors, truth = corpus()
-    fitted = ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
+    fitted = ThemeModel.from_config(CFG).set_params(clustering=clustering).fit(docs, vectors)
     names = sorted(name for name, _ in stand_in_cuml)
     assert names == (["UMAP"] * LAYOUTS if clustering == "leiden" else ["HDBSCAN", "UMAP"])
     assert all(kwargs["output_type"] == "numpy" and "core_dist_n_jobs" not in kwargs for _, kwargs in stand_in_cuml)
@@ -110,9 +110,9 @@ def test_without_a_gpu_or_when_told_cpu_umap_and_hdbscan_stay_on_the_cpu(stand_i
 
     monkeypatch.setattr(model_module, "cuda_visible", lambda: False)  # cuML installed, no device: "auto" is the CPU
     docs, vectors, _ = corpus()
-    ThemeModel(dataclasses.replace(CFG, clustering="hdbscan")).fit(docs, vectors)
+    ThemeModel.from_config(CFG).set_params(clustering="hdbscan").fit(docs, vectors)
     monkeypatch.setattr(model_module, "cuda_visible", lambda: True)
-    ThemeModel(dataclasses.replace(CFG, clustering="hdbscan", clustering_device="cpu")).fit(docs, vectors)
+    ThemeModel.from_config(CFG).set_params(clustering="hdbscan", clustering_device="cpu").fit(docs, vectors)
     assert stand_in_cuml == []
     assert model_module.on_gpu("cuda") and not model_module.on_gpu("cpu")
 
@@ -179,7 +179,7 @@ def test_a_seeded_fit_shows_no_umap_thread_warning():
     for clustering in ("leiden", "hdbscan"):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
+            ThemeModel.from_config(CFG).set_params(clustering=clustering).fit(docs, vectors)
         assert not [w for w in caught if "n_jobs" in str(w.message)], clustering
 
 

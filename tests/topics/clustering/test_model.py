@@ -35,7 +35,7 @@ def corpus(per_theme: int = 40, seed: int = 0) -> tuple[list[str], np.ndarray, n
 def fitted() -> tuple[ThemeModel, list[str], np.ndarray, np.ndarray]:
     """The three themes fitted once with the defaults, for the tests that only read the model."""
     docs, vectors, truth = corpus()
-    return ThemeModel(CFG).fit(docs, vectors), docs, vectors, truth
+    return ThemeModel.from_config(CFG).fit(docs, vectors), docs, vectors, truth
 
 
 def test_fit_finds_the_three_themes_with_readable_distinct_labels(fitted):
@@ -55,7 +55,7 @@ def test_fit_finds_the_three_themes_with_readable_distinct_labels(fitted):
 
 def test_same_seed_same_output_and_labels(fitted):
     a, docs, vectors, _ = fitted
-    b = ThemeModel(CFG).fit(docs, vectors)
+    b = ThemeModel.from_config(CFG).fit(docs, vectors)
     assert a.topics_.tolist() == b.topics_.tolist()
     assert a.labels_ == b.labels_ and a.words_ == b.words_
     np.testing.assert_array_equal(a.centroids_, b.centroids_)
@@ -63,7 +63,7 @@ def test_same_seed_same_output_and_labels(fitted):
 
 def test_a_small_corpus_gets_the_same_themes_and_keywords_without_bertopic(fitted):
     direct, docs, vectors, _ = fitted  # 120 papers: under bertopic_min_papers
-    through = ThemeModel(dataclasses.replace(CFG, bertopic_min_papers=0)).fit(docs, vectors)
+    through = ThemeModel.from_config(CFG).set_params(bertopic_min_papers=0).fit(docs, vectors)
     assert direct.bertopic_ is None and through.bertopic_ is not None
     members = lambda m: {frozenset(np.flatnonzero(m.topics_ == t).tolist()): t for t in m.topic_ids_}  # noqa: E731
     a, b = members(direct), members(through)
@@ -79,14 +79,14 @@ def test_a_small_corpus_gets_the_same_themes_and_keywords_without_bertopic(fitte
 
 def test_tiny_corpus_is_one_theme():
     docs, vectors, _ = corpus(per_theme=3)
-    model = ThemeModel(CFG).fit(docs, vectors)
+    model = ThemeModel.from_config(CFG).fit(docs, vectors)
     assert model.topic_ids_.tolist() == [0] and (model.topics_ == 0).all()
     assert model.labels_[0] and model.keywords(0)
 
 
 def test_one_paper_is_one_theme():
     docs, vectors, _ = corpus(per_theme=1)
-    model = ThemeModel(CFG).fit(docs[:1], vectors[:1])
+    model = ThemeModel.from_config(CFG).fit(docs[:1], vectors[:1])
     assert model.topics_.tolist() == [0] and model.representatives_ == {0: [0]}
 
 
@@ -145,7 +145,7 @@ def test_a_leiden_themes_keywords_come_from_its_most_central_papers():
 def test_both_clusterings_find_the_three_themes(clustering, fitted):
     model, docs, vectors, truth = fitted  # the default: Leiden
     if clustering != CFG.clustering:
-        model = ThemeModel(dataclasses.replace(CFG, clustering=clustering)).fit(docs, vectors)
+        model = ThemeModel.from_config(CFG).set_params(clustering=clustering).fit(docs, vectors)
     assert len(model.topic_ids_) == 3
     for t in model.topic_ids_:
         assert len(set(truth[model.topics_ == t])) == 1
@@ -166,5 +166,20 @@ def test_the_fit_names_its_themes_with_the_label_support_floor(monkeypatch):
 
     floors = keyword_spy(monkeypatch, model_module, "name_groups", "floor")
     docs, vectors, _ = corpus()
-    ThemeModel(dataclasses.replace(CFG, min_label_support=0.2)).fit(docs, vectors)
+    ThemeModel.from_config(CFG).set_params(min_label_support=0.2).fit(docs, vectors)
     assert floors and set(floors) == {0.2}
+
+
+def test_the_theme_model_takes_its_settings_by_name():
+    from pipeline.config import TopicsConfig
+    from pipeline.topics.clustering.model import MODEL_SETTINGS
+
+    defaults = ThemeModel().get_params()
+    assert defaults == {name: getattr(TopicsConfig(), name) for name in MODEL_SETTINGS}
+    model = ThemeModel(clustering="hdbscan", seed=7)
+    assert model.clustering == "hdbscan" and model.seed == 7 and model.cfg.clustering == "hdbscan"
+    assert ThemeModel.from_config(CFG).get_params() == {name: getattr(CFG, name) for name in MODEL_SETTINGS}
+    with pytest.raises(ValueError, match="no parameter colour"):
+        ThemeModel().set_params(colour="blue")
+    with pytest.raises(TypeError):
+        ThemeModel(CFG)  # no longer the whole section
