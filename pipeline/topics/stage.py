@@ -1,6 +1,6 @@
 """The topics stage's wiring: open the model folder (``store.py``), read the papers and their
 vectors, ask ``policy.decide`` whether to fit, update or refit, run that one path, name what it left
-to be named (``names.name_run``; then again a label that is one author's series, ``series.py``),
+to be named (``names.name_run``, once, with the series rule in it),
 and write the tables, the model folder (the commit point) and the run record (last, so a run
 killed part-way is never taken for a finished one)."""
 
@@ -16,7 +16,6 @@ from pipeline.schemas import Papers
 from pipeline.stage import StageResult, Step, code_version, fingerprint
 from pipeline.topics import store, tables
 from pipeline.topics.embedding import embed
-from pipeline.topics.naming import series
 from pipeline.topics.clustering.areas import cut
 from pipeline.topics.clustering.fitting import fit
 from pipeline.topics.weekly.incremental import update
@@ -100,9 +99,7 @@ def themes(x: embed.PaperInputs, papers, held, previous: dict[str, int], setting
     else:
         result = fit(x.texts, x.embeddings, x.paper_ids, settings, embedder, held, previous,
                      titles=x.titles, embed=x.encode, nearest_themes=nearest_themes, week=x.newest)
-    name_run(result, x.texts, x.titles, settings, embed=x.encode)
-    result.to_name = series.renames(result, papers, x.texts, settings)  # a label that is one author's series
-    name_run(result, x.texts, x.titles, settings, embed=x.encode)
+    name_run(result, x.texts, x.titles, settings, embed=x.encode, papers=papers)  # once, the series rule in it
     return result
 
 

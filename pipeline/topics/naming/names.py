@@ -1,6 +1,7 @@
 """Naming, once per run: what a fit, refit or update left to be named, named after every paper has
-found its theme (the stage calls ``name_run`` after the chosen path, before the tables are written,
-and once more for a label that is one author's series, ``series.renames``).
+found its theme (the stage calls ``name_run`` once, after the chosen path, before the tables are
+written; with the run's papers it applies the series rule too, ``series.renames``: a label that is one
+author's series is chosen again from the theme's other papers).
 
 A fit names its themes while it clusters them (``model.py``: a theme that cannot be named apart from
 its neighbours is merged into one), so what it leaves here is the areas above them. An update
@@ -31,6 +32,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +42,9 @@ from pipeline.topics.naming.label import Accept, Named, name_groups
 from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
 from pipeline.topics.naming.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
 from pipeline.topics.naming.words import Corpus, Embed, WordIndex, content_words
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -114,13 +119,27 @@ class _Ask:
 
 
 def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | None, cfg: TopicsConfig, *,
-             embed: Embed | None = None) -> None:
+             embed: Embed | None = None, papers: pd.DataFrame | None = None) -> None:
     """Name what ``result`` left to be named (``result.to_name``, in order), then make the theme
-    labels unique. ``texts`` and ``titles`` are the run's papers (titles default to the text before
-    the first ". "); ``embed``, the papers' model, judges whether a label lies nearest its own group."""
+    labels unique; with the run's ``papers`` (their authors), then the series rule
+    (``series.renames``): a theme one author carries whose label is a phrase of that series is named
+    again from its other papers, and the labels made unique again. The one naming step of a run.
+    ``texts`` and ``titles`` are the run's papers (titles default to the text before the first ". ");
+    ``embed``, the papers' model, judges whether a label lies nearest its own group."""
+    from pipeline.topics.naming import series
+
+    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
+    _name_asked(result, texts, titles, cfg, embed)
+    if papers is not None:
+        result.to_name = series.renames(result, papers, texts, cfg)
+        _name_asked(result, texts, titles, cfg, embed)
+
+
+def _name_asked(result: Assignment, texts: Sequence[str], titles: Sequence[str], cfg: TopicsConfig,
+                embed: Embed | None) -> None:
+    """Name ``result.to_name`` in order, empty it, and make the theme labels unique."""
     state = result.state
     stop = frozenset(stop_words(cfg.stop_words))
-    titles = titles if titles is not None else [t.split(". ", 1)[0] for t in texts]
     tentative: dict[int, str] = {}
     for job in result.to_name:
         ask = _ask(job, state, stop, cfg)

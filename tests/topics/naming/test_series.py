@@ -51,6 +51,15 @@ def test_a_theme_named_by_one_authors_series_is_named_again_from_its_other_paper
     assert series.renames(result, papers, texts, TopicsConfig()) == []  # named so, it is asked no more
 
 
+def test_the_runs_one_naming_applies_the_series_rule_when_given_the_papers():
+    result, papers, texts = carried_store()
+    name_run(result, texts, None, TopicsConfig())  # without the papers: nothing to say of authors
+    assert result.state.labels[0] == "Category mistake"
+    name_run(result, texts, None, TopicsConfig(), papers=papers)
+    label = result.state.labels[0].lower()
+    assert "category" not in label and "mistake" not in label and result.to_name == []
+
+
 def test_a_carried_theme_whose_label_fits_its_other_papers_and_a_theme_that_is_all_series_keep_their_labels():
     result, papers, texts = carried_store()
     result.state.labels[0] = "Graph partitioning"
