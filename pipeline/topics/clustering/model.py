@@ -284,7 +284,7 @@ class ThemeModel:
         cfg = self.cfg
         embeddings = unit(np.asarray(embeddings, dtype=np.float32))
         titles = titles if titles is not None else [d.split(". ", 1)[0] for d in docs]
-        texts = Texts(docs, titles, LabelCorpus(docs, titles, frozenset(stop_words(cfg.stop_words))), embed)
+        texts = Texts(docs, titles, LabelCorpus(docs, titles, stop_words(cfg.stop_words)), embed)
         sizes = scaled(len(docs), cfg)
         bound = size_bound(len(docs), cfg.max_theme_share)
         clustering = cluster(docs, embeddings, sizes, bound, cfg)

@@ -139,7 +139,7 @@ def _name_asked(result: Assignment, texts: Sequence[str], titles: Sequence[str],
                 embed: Embed | None) -> None:
     """Name ``result.to_name`` in order, empty it, and make the theme labels unique."""
     state = result.state
-    stop = frozenset(stop_words(cfg.stop_words))
+    stop = stop_words(cfg.stop_words)
     tentative: dict[int, str] = {}
     for job in result.to_name:
         ask = _ask(job, state, stop, cfg)

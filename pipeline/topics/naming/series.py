@@ -44,7 +44,7 @@ def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg:
         return []
     state, topics = result.state, result.topics
     authors = papers[Papers.authors].to_numpy()
-    stop = frozenset(stop_words(cfg.stop_words))
+    stop = stop_words(cfg.stop_words)
     asked = []
     for t in state.ids.tolist():
         rows = np.flatnonzero(topics == t)

@@ -4,6 +4,8 @@ terms, c-TF-IDF keywords per theme, and their order by how many of the theme's p
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pipeline.config import TopicsConfig
@@ -59,7 +61,7 @@ class PhraseAnalyzer:
 
 
 def analyzer(cfg: TopicsConfig) -> PhraseAnalyzer:
-    return PhraseAnalyzer(max(cfg.ngram_max, 1), frozenset(stop_words(cfg.stop_words)))
+    return PhraseAnalyzer(max(cfg.ngram_max, 1), stop_words(cfg.stop_words))
 
 
 def topic_vectorizer_class():  # noqa: ANN202 - sklearn is imported lazily
@@ -124,10 +126,13 @@ def candidate_terms(docs: list[str], cfg: TopicsConfig) -> list[str]:
     return vectorizer.get_feature_names_out().tolist()
 
 
-def stop_words(extra: tuple[str, ...] = ()) -> list[str]:
+@functools.lru_cache(maxsize=8)
+def stop_words(extra: tuple[str, ...] = ()) -> frozenset[str]:
+    """English, the domain's and the user's extra stop words (``topics.stop_words``): built once per
+    run and set of extras, however many steps ask."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    return sorted(ENGLISH_STOP_WORDS | DOMAIN_STOP_WORDS | {w.lower() for w in extra})
+    return frozenset(ENGLISH_STOP_WORDS | DOMAIN_STOP_WORDS | {w.lower() for w in extra})
 
 
 def class_tfidf(counts):  # noqa: ANN001, ANN201 - scipy sparse in and out

@@ -40,7 +40,7 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
     result["largest_theme_share"] = float(sizes.max() / max(len(topics), 1))
     result["n_areas"] = len(state.area_labels)
     embedder = embedder or embed.make_embedder(cfg.topics)
-    stop = frozenset(stop_words(cfg.topics.stop_words))
+    stop = stop_words(cfg.topics.stop_words)
     index = WordIndex(texts)  # one index of the papers' words for both kinds of label measure
     labels = label_measures(state.labels, topics, texts, state.centroids, state.ids.tolist(), embed=embedder.encode,
                             stop=stop, index=index)

@@ -79,3 +79,10 @@ def test_keywords_most_of_a_themes_papers_use_come_before_a_term_a_few_repeat():
     # c-TF-IDF scored the tool's name, written by one paper, above the subject all ten write
     ranked = rerank_by_coverage({0: [("kubeflow", 0.9), ("edge offloading", 0.5)]}, docs, topics, CFG)
     assert [w for w, _ in ranked[0]] == ["edge offloading", "kubeflow"]
+
+
+def test_the_stop_words_are_built_once_per_set_of_extras():
+    from pipeline.topics.naming.vocabulary import stop_words
+
+    assert stop_words(("Kernels",)) is stop_words(("Kernels",))  # every step of a run shares one set
+    assert "kernels" in stop_words(("Kernels",)) and "kernels" not in stop_words()
