@@ -58,7 +58,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pipeline.report.trends import TrendConfig, benjamini_hochberg
+from pipeline.config import ReportConfig
+from pipeline.report.trends import benjamini_hochberg
 from pipeline.voice import one_voice
 
 ENDED_WEEKS = 4  # a unit with no paper in this many last weeks is not rising at any horizon
@@ -87,24 +88,24 @@ HORIZONS: tuple[tuple[str, int, int | None, str], ...] = (
 )
 
 
-def horizons(cfg: TrendConfig = TrendConfig()) -> tuple[Horizon, ...]:
+def horizons(cfg: ReportConfig = ReportConfig()) -> tuple[Horizon, ...]:
     """``HORIZONS`` as the report tests them, the week's compared with ``cfg.window`` weeks."""
     return tuple(Horizon(name, recent, cfg.window if before is None else before, phrase)
                  for name, recent, before, phrase in HORIZONS)
 
 
-def phrases(cfg: TrendConfig = TrendConfig()) -> dict[str, str]:
+def phrases(cfg: ReportConfig = ReportConfig()) -> dict[str, str]:
     """Each horizon's name -> how the report says it ("month" -> "over 4 weeks")."""
     return {h.name: h.phrase for h in horizons(cfg)}
 
 
-def spans_text(cfg: TrendConfig = TrendConfig()) -> str:
+def spans_text(cfg: ReportConfig = ReportConfig()) -> str:
     """The horizons in words: "this week against the 8 weeks before, 4 weeks against the 12 before them, …"."""
     return ", ".join(f"{h.recent} week{'s' if h.recent != 1 else ''} against the {h.before} before"
                      if h.recent != 1 else f"this week against the {h.before} weeks before" for h in horizons(cfg))
 
 
-def history(cfg: TrendConfig = TrendConfig()) -> int:
+def history(cfg: ReportConfig = ReportConfig()) -> int:
     """Weeks before the report's week that the longest horizon reads."""
     return max(h.recent + h.before for h in horizons(cfg)) - 1
 
@@ -356,7 +357,7 @@ def _tests(units: Units, recent: list[pd.Timestamp], before: list[pd.Timestamp],
     })
 
 
-def movement(levels: Sequence[Units], monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *,
+def movement(levels: Sequence[Units], monday: pd.Timestamp, cfg: ReportConfig = ReportConfig(), *,
              estimates: bool = True) -> pd.DataFrame:
     """Every test a weekly report makes, one row each, for each level of ``levels`` at every
     horizon: the papers and the evidence of the recent and earlier weeks, the expected evidence,
@@ -369,13 +370,13 @@ def movement(levels: Sequence[Units], monday: pd.Timestamp, cfg: TrendConfig = T
 
 
 def compare(levels: Sequence[Units], recent: list[pd.Timestamp], before: list[pd.Timestamp],
-            cfg: TrendConfig = TrendConfig(), name: str = "period") -> pd.DataFrame:
+            cfg: ReportConfig = ReportConfig(), name: str = "period") -> pd.DataFrame:
     """The same tests and rules for one pair of periods of any length (the survey's last third of
     its weeks against its first), ``carried`` looked up for every row, not only the significant."""
     return _judge(levels, [(name, recent, before)], cfg, estimates=True, every=True)
 
 
-def _judge(levels: Sequence[Units], periods: list[tuple[str, list, list]], cfg: TrendConfig, *,
+def _judge(levels: Sequence[Units], periods: list[tuple[str, list, list]], cfg: ReportConfig, *,
            estimates: bool, every: bool = False) -> pd.DataFrame:
     parts = []
     by_level = {}
@@ -430,7 +431,7 @@ def movers(table: pd.DataFrame) -> pd.DataFrame:
             .reset_index(drop=True))
 
 
-def since(levels: Sequence[Units], monday: pd.Timestamp, found: pd.DataFrame, cfg: TrendConfig = TrendConfig(),
+def since(levels: Sequence[Units], monday: pd.Timestamp, found: pd.DataFrame, cfg: ReportConfig = ReportConfig(),
           most: int = 13) -> dict[tuple[str, object], pd.Timestamp]:
     """For each mover of ``found`` (this week's movers), the first of the consecutive weeks up to this
     one in which it was a mover in the same direction at some horizon (the weeks before judged on

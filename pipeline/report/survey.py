@@ -29,7 +29,7 @@ from pipeline.report.data import (
 )
 from pipeline.report.render import md_escape as esc
 from pipeline.report.render import md_paper_links
-from pipeline.report.trends import TrendConfig
+from pipeline.config import ReportConfig
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
 
@@ -153,7 +153,7 @@ class Survey:
         return f"{self.since:%Y-%m-%d}_{self.until:%Y-%m-%d}"
 
 
-def growth_table(period: pd.DataFrame, mondays: list[pd.Timestamp], cfg: TrendConfig = TrendConfig()) -> pd.DataFrame:
+def growth_table(period: pd.DataFrame, mondays: list[pd.Timestamp], cfg: ReportConfig = ReportConfig()) -> pd.DataFrame:
     """How each theme's share moved from the first third of the period's weeks to the last third,
     by the weekly report's rules (``movement.compare``): its evidence counted by author groups,
     against what the categories' mix predicts, a move that one author carries or a rise with no
@@ -222,7 +222,7 @@ def theme_events(corpus: Corpus, weeks: list[str]) -> pd.DataFrame:
     return events.reset_index(drop=True)[columns]
 
 
-def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, cfg: TrendConfig,
+def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, cfg: ReportConfig,
                     ) -> tuple[list[dict], pd.DataFrame]:
     """For each watched theme: its papers in the period, its movement at every horizon as of the
     period's last week (the weeks before it included, the ones after it not), and the papers to read
@@ -255,7 +255,7 @@ def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, c
 
 def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np.ndarray], since: pd.Timestamp,
           until: pd.Timestamp, *, primary_only: bool = False, level: str = "theme", watched: Matches | None = None,
-          cfg: TrendConfig = TrendConfig()) -> Survey:
+          cfg: ReportConfig = ReportConfig()) -> Survey:
     """The survey of [since, until]. At ``level="area"`` areas take the place of themes everywhere;
     at ``"theme"`` the table of themes is grouped under their areas. ``watched``: ``watched.match``
     of ``corpus.papers`` (same rows), when the configuration names watched themes."""

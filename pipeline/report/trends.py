@@ -20,7 +20,6 @@ import pandas as pd
 
 from pipeline.config import ReportConfig
 
-TrendConfig = ReportConfig  # the trend test's settings are the [report] section of the config
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
@@ -67,7 +66,7 @@ def trailing_weeks(before: pd.DataFrame) -> int:
     return max(1, int((before.to_numpy().sum(axis=1) > 0).sum()))
 
 
-def trends(counts: pd.DataFrame, week: pd.Timestamp, first_seen: pd.Series, cfg: TrendConfig = TrendConfig()) -> pd.DataFrame:
+def trends(counts: pd.DataFrame, week: pd.Timestamp, first_seen: pd.Series, cfg: ReportConfig = ReportConfig()) -> pd.DataFrame:
     """Per theme: this week's count and share, the trailing window's, the change, p and q values,
     and a status (rising, falling, new, quiet, steady).
 

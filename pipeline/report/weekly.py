@@ -30,7 +30,8 @@ from pipeline.report.levels import report_levels
 from pipeline.report.movement import history as movement_history
 from pipeline.report.movement import ENDED_WEEKS, horizons, movement, movers, needed, since, weeks_of
 from pipeline.report.movement import phrases as movement_phrases
-from pipeline.report.trends import TrendConfig, trailing_weeks, trends, week_range
+from pipeline.config import ReportConfig
+from pipeline.report.trends import trailing_weeks, trends, week_range
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
 from pipeline.voice import SERIES_PAPERS
@@ -67,7 +68,7 @@ class WeeklyReport:
     trend: pd.DataFrame  # per theme: counts, shares, p/q, status
     categories: pd.DataFrame  # category, this week, trailing mean
     labels: dict[int, str]
-    cfg: TrendConfig
+    cfg: ReportConfig
     primary_only: bool
     trailing_papers: int
     trailing_weeks: int  # of the cfg.window weeks before, those that hold papers
@@ -188,7 +189,7 @@ class WeeklyReport:
         return self.trend[self.trend["status"] == status]
 
 
-def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: TrendConfig = TrendConfig(), *, primary_only: bool = False,
+def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: ReportConfig = ReportConfig(), *, primary_only: bool = False,
           history: int = 12, level: str = "theme", watched: Matches | None = None) -> WeeklyReport:
     """The report of the week starting ``monday``. At ``level="area"`` every count, test and chart
     is by area; at ``"theme"`` the table of the week's themes is grouped under their areas, and the

@@ -21,11 +21,12 @@ from pipeline.report.movement import (
     units_of,
     weeks_of,
 )
-from pipeline.report.trends import TrendConfig, benjamini_hochberg, rate_test
+from pipeline.config import ReportConfig
+from pipeline.report.trends import benjamini_hochberg, rate_test
 
 MONDAY = pd.Timestamp("2025-12-15", tz="UTC")
 WEEKS = [MONDAY - pd.Timedelta(weeks=w) for w in range(26, -1, -1)]
-ANY = TrendConfig(min_change=1.0)  # any change, as the tests of a point null
+ANY = ReportConfig(min_change=1.0)  # any change, as the tests of a point null
 
 
 def field(rng, themes: int = 30, per_week: int = 300, grow: dict[int, tuple[int, float]] | None = None) -> pd.DataFrame:
@@ -161,7 +162,7 @@ def test_a_theme_that_grows_within_its_category_still_moves():
 def test_a_small_drift_of_a_large_unit_is_not_a_move_of_a_size_that_matters():
     counts = field(np.random.default_rng(8), themes=4, per_week=2000, grow={0: (4, 0.8)})
     assert movers(movement([level(counts)], MONDAY, ANY))["unit"].eq(0).any()  # significant, at any change
-    table = movement([level(counts)], MONDAY, TrendConfig(min_change=1.5))
+    table = movement([level(counts)], MONDAY, ReportConfig(min_change=1.5))
     assert not table["mover"].any()
     p, _ = change_test(1920, 2400 * 3, 1 / 4, 1.5)  # 0.8x of many papers: inside the interval
     assert p > 0.5
@@ -215,7 +216,7 @@ def test_each_watched_theme_is_a_family_of_its_own():
     assert set(both["family"]) == {"report", "watched"}
     for _, own in watch.groupby("unit"):  # each watched theme a family of its own: its horizons together
         assert own["q_value"].to_numpy() == pytest.approx(
-            tarone_bh(own["p_value"].to_numpy(), own["p_min"].to_numpy(), TrendConfig().alpha))
+            tarone_bh(own["p_value"].to_numpy(), own["p_min"].to_numpy(), ReportConfig().alpha))
 
 
 def test_themes_and_areas_share_one_false_discovery_rate():
@@ -265,8 +266,8 @@ def test_still_rising_since_the_first_week_of_its_run():
 def test_weeks_of_each_horizon():
     recent, before = weeks_of(MONDAY, horizons()[1])
     assert recent[-1] == MONDAY and len(recent) == 4 and len(before) == 12 and before[-1] < recent[0]
-    assert [h.name for h in horizons(TrendConfig(window=6))] == ["week", "month", "quarter"]
-    assert horizons(TrendConfig(window=6))[0].before == 6
+    assert [h.name for h in horizons(ReportConfig(window=6))] == ["week", "month", "quarter"]
+    assert horizons(ReportConfig(window=6))[0].before == 6
 
 
 def test_what_it_would_take_is_the_first_count_that_passes():

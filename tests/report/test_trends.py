@@ -3,7 +3,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pipeline.report.trends import TrendConfig, benjamini_hochberg, rate_test, trends
+from pipeline.config import ReportConfig
+from pipeline.report.trends import benjamini_hochberg, rate_test, trends
 
 WEEK = pd.Timestamp("2025-06-02", tz="UTC")  # a Monday
 PAST = [WEEK - pd.Timedelta(weeks=w) for w in range(8, 0, -1)]
@@ -56,7 +57,7 @@ def test_unassigned_papers_count_in_volume_only():
 
 def test_empty_week():
     first = pd.Series({0: PAST[0]})
-    table = trends(counts({0: 0}, {0: 10}), WEEK + pd.Timedelta(weeks=5), first, TrendConfig(window=8))
+    table = trends(counts({0: 0}, {0: 10}), WEEK + pd.Timedelta(weeks=5), first, ReportConfig(window=8))
     assert table.loc[0, "count"] == 0 and table.loc[0, "share"] == 0.0
 
 
