@@ -77,13 +77,13 @@ def opening(r: WeeklyReport, budget: Budget | None = None) -> list[str]:
                 parts.append(f"still {word}: " + budget.names(labels))
         sentence = "; ".join(parts)
         out.append(sentence[0].upper() + sentence[1:] + ".")
-    if not len(r.moved):
+    if not len(r.active_movers):
         if r.would_take:
             out.append(f"No {r.tested_text} moved beyond what chance explains at any horizon: "
                        + "; ".join(r.would_take) + ".")
         elif len(r.quiet):
             pass  # what went quiet is the only move, said next
-        elif len(r.moves):
+        elif len(r.tests):
             out.append(f"No {r.level} moved beyond what chance explains at any horizon.")
         else:
             out.append("Too few earlier weeks hold papers to tell whether anything moved.")
@@ -137,9 +137,9 @@ def to_markdown(r: WeeklyReport) -> str:
     counting = "primary category only" if r.primary_only else "every category a paper is listed in"
     lines += ["", f"_Counts use {counting}._" if r.categorised
               else "_None of this week's papers lists an arXiv category._", ""]
-    if len(r.moved):
+    if len(r.active_movers):
         lines += ["## What moved", ""]
-        for row in r.moved.head(MOST_MOVERS).itertuples():
+        for row in r.active_movers.head(MOST_MOVERS).itertuples():
             first = r.since.get((row.level, row.unit), r.monday)
             run = "" if first >= r.monday else f", moving since {week_label(first)}"
             lines.append(f"- **{esc(r.move_text(row))}** {PHRASES[row.horizon]}: {r.evidence_text(row)} "
@@ -147,7 +147,7 @@ def to_markdown(r: WeeklyReport) -> str:
             if carriers := r.carriers.get((row.level, row.unit)):
                 lines.append(f"  - carried by its themes {esc(names(carriers, 3))}; their recent papers:")
             lines += md_paper_links(r.reading.get((row.level, row.unit), pd.DataFrame()), READ)
-        rest = r.moved.iloc[MOST_MOVERS:]
+        rest = r.active_movers.iloc[MOST_MOVERS:]
         if len(rest):
             lines.append(f"- {len(rest)} more, weaker: " + "; ".join(
                 f"{esc(r.move_text(row))} {PHRASES[row.horizon]}" for row in rest.itertuples()))

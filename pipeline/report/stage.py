@@ -111,7 +111,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
         write_text(folder / feed.SUMMARY, json.dumps(feed.summary(
             data.week_label(monday),
             opening(report) if not report.empty else [f"No papers were published in {report.week}."],
-            [f"{report.move_text(r)} {PHRASES[r.horizon]}" for r in report.moved.itertuples()]
+            [f"{report.move_text(r)} {PHRASES[r.horizon]}" for r in report.active_movers.itertuples()]
             + [report.move_text(r) for r in report.quiet.itertuples()],  # a silence says its horizon itself
             [f"{w['name']}: {w['count']} paper{'s' if w['count'] != 1 else ''} this week" for w in report.watched],
             level)))

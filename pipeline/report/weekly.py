@@ -78,7 +78,7 @@ class WeeklyReport:
     born: dict[int, dict] = field(default_factory=dict)  # themes born in a weekly update: how, and their papers
     forming: list[dict] = field(default_factory=list)  # pool groups of this week, not yet themes: label, near, papers
     figures: dict[str, tuple[Figure, str]] = field(default_factory=dict)
-    moves: pd.DataFrame = field(default_factory=pd.DataFrame)  # every test of the report (movement.movement)
+    tests: pd.DataFrame = field(default_factory=pd.DataFrame)  # every test of the report (movement.movement)
     movers: pd.DataFrame = field(default_factory=pd.DataFrame)  # each unit that moved once, strongest first
     mix: pd.DataFrame = field(default_factory=pd.DataFrame)  # the arXiv categories whose share moved (movers rows)
     since: dict[tuple[str, object], pd.Timestamp] = field(default_factory=dict)  # mover -> first week of its run
@@ -92,7 +92,7 @@ class WeeklyReport:
     waiting: dict[str, int] = field(default_factory=dict)  # this week's unassigned papers by reason
 
     @property
-    def moved(self) -> pd.DataFrame:
+    def active_movers(self) -> pd.DataFrame:
         """The movers that did not go quiet (those are said apart)."""
         if self.movers.empty:
             return self.movers
@@ -102,7 +102,7 @@ class WeeklyReport:
     @property
     def started(self) -> pd.DataFrame:
         """The movers that began moving this week (not moving the week before)."""
-        moved = self.moved
+        moved = self.active_movers
         return moved[[self.since.get((lv, u), self.monday) >= self.monday
                       for lv, u in zip(moved["level"], moved["unit"])]] if len(moved) else moved
 
@@ -115,7 +115,7 @@ class WeeklyReport:
     @property
     def continuing(self) -> pd.DataFrame:
         """The movers that were already moving the week before, with ``since`` (the first week of the run)."""
-        moved = self.moved
+        moved = self.active_movers
         if not len(moved):
             return moved.assign(since=pd.Series(dtype=object))
         firsts = [self.since.get((lv, u), self.monday) for lv, u in zip(moved["level"], moved["unit"])]
@@ -139,14 +139,14 @@ class WeeklyReport:
                 f"once, and a move that one author carries is never named. A move must exceed {self.cfg.min_change:g}× "
                 f"(a fall, 1/{self.cfg.min_change:g}) beyond doubt, with the false discovery rate held at "
                 f"{100 * self.cfg.alpha:g} % within each family by Benjamini–Hochberg (themes and areas; categories; each watched theme; "
-                f"{len(self.moves)} tests in all, those too small to ever be significant set aside). The size is "
+                f"{len(self.tests)} tests in all, those too small to ever be significant set aside). The size is "
                 "the rate ratio, shrunk towards 1 across units, with its 90 % interval.")
 
     @property
     def tested_text(self) -> str:
         """What the report tests, in words: ``theme, area or watched theme``."""
         kinds = [self.level] + [lv if lv == "area" else "watched theme" for lv in ("area", "watched")
-                                if lv != self.level and (self.moves["level"] == lv).any()]
+                                if lv != self.level and (self.tests["level"] == lv).any()]
         return kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
 
     def name(self, level: str, unit: object) -> str:
@@ -297,7 +297,7 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
     weeks = [m for m in week_range(report.monday, movement_history(report.cfg) + SINCE_WEEKS) if m >= start] + [report.monday]
     levels = report_levels(papers, weeks, report.level, area_of or None, watched if watch else None,
                            ids=sorted(report.labels))
-    report.moves = moves = movement(levels, report.monday, report.cfg)
+    report.tests = moves = movement(levels, report.monday, report.cfg)
     found = movers(moves)
     report.since = since(levels, report.monday, found, report.cfg, most=SINCE_WEEKS)
     report.mix = found[found["level"] == "category"].reset_index(drop=True)

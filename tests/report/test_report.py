@@ -412,7 +412,7 @@ def test_a_window_longer_than_the_quarter_counts_every_week_of_it(themed):
         weeks = corpus.papers[Papers.week_start]
         before = weeks[(weeks < monday) & (weeks >= monday - pd.Timedelta(weeks=window))]
         assert built.trailing_papers == len(before) and built.trailing_weeks == before.nunique()
-        week_test = built.moves[(built.moves["horizon"] == "week") & (built.moves["level"] == "theme")]
+        week_test = built.tests[(built.tests["horizon"] == "week") & (built.tests["level"] == "theme")]
         assert week_test.empty or (week_test["papers_before"] <= len(before)).all()
 
 
