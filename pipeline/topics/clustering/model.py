@@ -45,7 +45,7 @@ from pipeline.topics.naming.vocabulary import (
     rerank_by_coverage,
     stop_words,
 )
-from pipeline.topics.naming.words import Corpus as LabelCorpus
+from pipeline.topics.naming.words import LabelCorpus
 from pipeline.topics.naming.words import Embed
 
 log = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ import numpy as np
 from pipeline.topics.naming.words import parts_of, singular, support
 
 if TYPE_CHECKING:
-    from pipeline.topics.naming.words import Corpus, Embed
+    from pipeline.topics.naming.words import LabelCorpus, Embed
 
 TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much more
 MIN_WORDS, MAX_WORDS = 2, 4
@@ -59,7 +59,7 @@ class Candidate:
         return (self.support + TITLE_WEIGHT * self.title_support) ** 2 * self.precision
 
 
-def candidates_of(rows: np.ndarray, corpus: Corpus, limit: int = 200) -> list[Candidate]:
+def candidates_of(rows: np.ndarray, corpus: LabelCorpus, limit: int = 200) -> list[Candidate]:
     """The group's phrases (1-3 content words, written by at least 2 of its papers and 5 %), best
     first; the ``limit`` most written are scored."""
     stop, doc_index, title_index = corpus.stop, corpus.doc_index, corpus.title_index
@@ -89,12 +89,12 @@ def pooled(candidates: list[Candidate]) -> list[Candidate]:
     return [c for c in candidates if len(c.phrase.split()) >= MIN_WORDS][:POOL]
 
 
-def nearest_group(corpus: Corpus, embed: Embed, phrase: str, centroids: np.ndarray, ids: Sequence[int]) -> int:
+def nearest_group(corpus: LabelCorpus, embed: Embed, phrase: str, centroids: np.ndarray, ids: Sequence[int]) -> int:
     """The id of the centroid nearest the embedded phrase."""
     return int(np.asarray(ids)[int((corpus.embed(embed, [phrase]) @ np.asarray(centroids).T).argmax())])
 
 
-def verdicts(pools: dict[int, list[Candidate]], ids: list[int], centroids: np.ndarray, corpus: Corpus,
+def verdicts(pools: dict[int, list[Candidate]], ids: list[int], centroids: np.ndarray, corpus: LabelCorpus,
              embed: Embed | None) -> dict[str, int]:
     """The id of the group each pooled phrase lies nearest (all embedded at once); none without an
     embedder or with one group, where faithfulness is not judged."""
@@ -116,7 +116,7 @@ class Round:
     of the labels taken so far (``taken``, each ``same``; it grows as the groups are named) and the
     ``floor``."""
 
-    corpus: Corpus
+    corpus: LabelCorpus
     ids: list[int]
     centroids: np.ndarray
     embed: Embed | None

@@ -36,7 +36,7 @@ from pipeline.topics.naming.candidates import (
     unclaimed,
     verdicts,
 )
-from pipeline.topics.naming.words import (TOKEN_RE, Corpus, Embed, content_words, definitions, parts_of, singular, support,
+from pipeline.topics.naming.words import (TOKEN_RE, LabelCorpus, Embed, content_words, definitions, parts_of, singular, support,
                                    word_of, written_case)
 
 DESCRIPTION_PHRASES = 4
@@ -51,13 +51,13 @@ class Named:
     chosen: bool = True  # False where no candidate was left: the label joins its strongest phrases (``_unnamed``)
 
 
-Accept = Callable[[int, list[Candidate], Corpus, Embed | None], list[Candidate]]
+Accept = Callable[[int, list[Candidate], LabelCorpus, Embed | None], list[Candidate]]
 
 
 def name_groups(
     texts: Sequence[str], titles: Sequence[str], groups: np.ndarray, ids: Sequence[int], centroids: np.ndarray,
     stop: frozenset[str], *, embed: Embed | None = None, order: Sequence[int] | None = None,
-    taken: set[frozenset[str]] | None = None, corpus: Corpus | None = None, floor: float = 0.0,
+    taken: set[frozenset[str]] | None = None, corpus: LabelCorpus | None = None, floor: float = 0.0,
     accept: Accept | None = None,
 ) -> dict[int, Named]:
     """Name each group in ``ids`` (``groups`` holds each paper's group, -1 for none).
@@ -77,7 +77,7 @@ def name_groups(
     groups = np.asarray(groups)
     if corpus is not None and (corpus.stop != stop or (texts is not corpus.texts and list(texts) != list(corpus.texts))):
         raise ValueError("name_groups: the corpus was prepared for other texts or stop words")  # its memo would lie
-    corpus = corpus if corpus is not None else Corpus(texts, titles, stop)
+    corpus = corpus if corpus is not None else LabelCorpus(texts, titles, stop)
     members = {t: np.flatnonzero(groups == t) for t in ids}
     keys = {t: hashlib.blake2b(members[t].astype(np.int64).tobytes(), digest_size=16).digest() for t in ids}
     order = list(order) if order is not None else sorted(ids, key=lambda t: (-len(members[t]), t))
@@ -160,7 +160,7 @@ def _written_enough(written: _Written, group: Group, rnd: Round) -> bool:
     return index.share(index.words(written.label, rnd.corpus.stop), group.rows, literal=True) >= rnd.floor
 
 
-def _written_by(phrase: str, group: Group, corpus: Corpus) -> float:
+def _written_by(phrase: str, group: Group, corpus: LabelCorpus) -> float:
     """The share of the group's papers that write the phrase as it would be written (``written_share``)."""
     return corpus.remembered(("written share", group.key, phrase.lower()),
                              lambda: written_share(phrase.lower(), group.rows, corpus))
@@ -170,7 +170,7 @@ def _written_by(phrase: str, group: Group, corpus: Corpus) -> float:
 ABBREVIATE = 1.25  # an acronym replaces its words in a label when this many times as many papers write it
 
 
-def _short_forms(phrase: str, corpus: Corpus, texts: Sequence[str]) -> list[tuple[str, str, str, bool, bool]]:
+def _short_forms(phrase: str, corpus: LabelCorpus, texts: Sequence[str]) -> list[tuple[str, str, str, bool, bool]]:
     """The phrase with one acronym written in place of the words it stands for, each way the texts
     define one: all of them ("graphics processing units" -> "GPU"), or all but the first of three or
     more, when they begin the phrase and the ``texts`` mostly write the word left out right before
@@ -213,7 +213,7 @@ def _joined(before: str, acronym: str, after: str) -> str:
     return " ".join(p for p in (before, acronym, after) if p)
 
 
-def abbreviated(phrase: str, rows: set[int], corpus: Corpus) -> str:
+def abbreviated(phrase: str, rows: set[int], corpus: LabelCorpus) -> str:
     """The phrase as the group's papers (``rows``) write it: "Graphics processing units" becomes "GPUs"
     and "Magnetic resonance imaging" "MRI" when at least ``ABBREVIATE`` times as many of the papers
     write the acronym form, word for word (``WordIndex.share`` with ``literal``), as write the
@@ -239,7 +239,7 @@ def abbreviated(phrase: str, rows: set[int], corpus: Corpus) -> str:
     return best
 
 
-def written_share(phrase: str, rows: set[int], corpus: Corpus) -> float:
+def written_share(phrase: str, rows: set[int], corpus: LabelCorpus) -> float:
     """Share of the papers ``rows`` that write every content word of the phrase as such (acronym and
     words apart), as ``abbreviated`` would write it."""
     return corpus.doc_index.share(corpus.doc_index.words(abbreviated(phrase, rows, corpus), corpus.stop), rows,
@@ -340,7 +340,7 @@ def description(candidates: list[Candidate], label: Candidate | None, sample: Se
 KNOWN_SHARE = 0.05  # an acronym written by at least this share of all the papers is the field's own word
 
 
-def spelled(line: str, label: str, corpus: Corpus, sample: Sequence[str]) -> str:
+def spelled(line: str, label: str, corpus: LabelCorpus, sample: Sequence[str]) -> str:
     """The description ``line`` with the words that an acronym of the ``label`` stands for, as the
     papers write them, second ("MLLM inference · multimodal large language models · ..."), where
     the papers define the acronym and fewer than ``KNOWN_SHARE`` of all of them write it, capitals

@@ -41,7 +41,7 @@ from pipeline.topics.naming.candidates import MIN_WORDS, Candidate
 from pipeline.topics.naming.label import Accept, Named, name_groups
 from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
 from pipeline.topics.naming.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
-from pipeline.topics.naming.words import Corpus, Embed, WordIndex, content_words
+from pipeline.topics.naming.words import LabelCorpus, Embed, WordIndex, content_words
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,7 +95,7 @@ class AreasToName:
     ids: list[int]
     centroids: np.ndarray
     kept: dict[int, str]
-    corpus: Corpus | None = None
+    corpus: LabelCorpus | None = None
 
 
 ToName = ThemeToName | FormingToName | AreasToName
@@ -114,7 +114,7 @@ class _Ask:
     taken: set[frozenset[str]] | None = None
     floor: float = 0.0
     faithful: bool = True  # judge faithfulness with the embedding model
-    corpus: Corpus | None = None
+    corpus: LabelCorpus | None = None
     accept: Accept | None = None
 
 
@@ -190,7 +190,7 @@ class Shared:
     floor: float
     keeps: dict[int, bool] = dataclasses.field(default_factory=dict)
 
-    def __call__(self, area: int, candidates: list[Candidate], corpus: Corpus, embed: Embed | None) -> list[Candidate]:
+    def __call__(self, area: int, candidates: list[Candidate], corpus: LabelCorpus, embed: Embed | None) -> list[Candidate]:
         phrases = {c.phrase: c.words for c in candidates if len(c.phrase.split()) >= MIN_WORDS}  # a label's length
         kept = self.job.kept.get(area)
         if kept is not None:

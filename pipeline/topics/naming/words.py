@@ -281,7 +281,7 @@ def phrases(text: str, stop: frozenset[str], n_max: int = 3) -> set[str]:
 Embed = Callable[[list[str]], np.ndarray]  # texts -> one unit vector per text
 
 
-class Corpus:
+class LabelCorpus:
     """What naming needs of the papers, computed once and reused while themes are merged: the word
     indexes of texts and titles, each text's phrases, the embeddings of phrases already judged, and
     what was worked out for a group of papers named before (``memo``: its candidates, how its label

@@ -294,7 +294,7 @@ def join_newborn(embeddings: np.ndarray, topics: np.ndarray, rows: np.ndarray, n
 
 
 @dataclass
-class Group:
+class PoolGroup:
     """A dense group of pool papers: rows, and whether it may become a theme."""
 
     rows: np.ndarray
@@ -315,7 +315,7 @@ class Group:
 
 def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centroids: np.ndarray, rules: Rules,
               nearest_of_pool: np.ndarray, placed: np.ndarray | None = None,
-              recent: np.ndarray | None = None) -> list[Group]:
+              recent: np.ndarray | None = None) -> list[PoolGroup]:
     """Dense groups among the ``pool`` papers (rows), with the tests of the module docstring; groups
     down to half of ``min_size`` are returned so that forming ones can be shown. For the recency
     test, ``recent``: the rows of papers placed within the window by weekly updates, which count
@@ -359,7 +359,7 @@ def groups_of(embeddings: np.ndarray, pool: np.ndarray, cal: Calibration, centro
             edge = closeness >= split_bound and len(cal.members[nearest]) > 1 and cohesion <= cal.cohesion[j]
         else:
             nearest, closeness, edge = -1, -1.0, False
-        group = Group(rows, cohesion, nearest, closeness, dense=cohesion >= dense_bound,
+        group = PoolGroup(rows, cohesion, nearest, closeness, dense=cohesion >= dense_bound,
                       far=closeness <= far_bound and not edge, centroid=centroid,
                       recency=float(np.median(recency[labels == g])))
         group.recent = group.recency >= rules.recent_share
@@ -378,7 +378,7 @@ def newborn_candidates(topics: np.ndarray, placed_now: np.ndarray, newborn_ids: 
     return np.flatnonzero((topics == WAITING) | (in_old & placed_now))
 
 
-def birth(state: State, group: Group, week: str) -> int:
+def birth(state: State, group: PoolGroup, week: str) -> int:
     """Add the pool ``group`` to ``state`` as a new theme (next free id) in the area of the theme it
     lies nearest; returns its id (it is named with the rest of the run)."""
     t = state.next_id

@@ -126,13 +126,13 @@ def test_label_measures_support_and_duplicates():
 
 def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
     from pipeline.topics.naming import label
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     texts = [f"MoE serving {i}. Serving MoE experts with batching." for i in range(6)]
     texts += [f"KV cache reuse {i}. A KV cache shared across requests." for i in range(6)]
     texts += [f"Federated learning {i}. Clients train with federated learning and privacy." for i in range(6)]
     titles = [t.split(". ")[0] for t in texts]
-    corpus = Corpus(texts, titles, STOP)
+    corpus = LabelCorpus(texts, titles, STOP)
     before = name_groups(texts, titles, groups_of(6, 6, 6), [0, 1, 2], np.eye(3), STOP, corpus=corpus)
     assert before[1].label == "KV cache reuse"
     merged = np.array([0] * 12 + [2] * 6)  # the KV cache papers join the MoE serving theme
@@ -149,10 +149,10 @@ def test_a_corpus_reused_across_merges_names_a_changed_group_anew(monkeypatch):
 def test_a_corpus_names_only_the_texts_it_was_prepared_for():
     import pytest
 
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     texts = [f"MoE serving {i}. Serving MoE experts." for i in range(6)]
-    corpus = Corpus(texts, texts, STOP)
+    corpus = LabelCorpus(texts, texts, STOP)
     name_groups(list(texts), texts, groups_of(6), [0], np.eye(1), STOP, corpus=corpus)  # equal texts: fine
     with pytest.raises(ValueError, match="other texts or stop words"):
         name_groups([t.upper() for t in texts], texts, groups_of(6), [0], np.eye(1), STOP, corpus=corpus)
@@ -210,11 +210,11 @@ def test_an_acronym_and_its_words_are_one_label_not_two():
 def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
     from pipeline.topics.naming.candidates import candidates_of
     from pipeline.topics.naming.label import description
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     texts = [f"Personalized federated learning {i}. Personalized federated learning (PFL) builds on federated "
              f"learning (FL) with clients and personalization." for i in range(8)]
-    corpus = Corpus(texts, texts, STOP)
+    corpus = LabelCorpus(texts, texts, STOP)
     candidates = candidates_of(np.arange(8), corpus)
     [chosen] = [c for c in candidates if c.phrase == "personalized federated"]  # grown by "learning"
     grown = content_words("personalized federated learning", STOP)
@@ -226,16 +226,16 @@ def test_a_description_does_not_repeat_an_acronym_of_the_grown_label():
 
 def test_a_label_takes_the_acronym_where_the_papers_write_it():
     from pipeline.topics.naming.label import abbreviated
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     gpu = ["Graphics processing units (GPUs) run kernels.", "Graphics processing units (GPUs) again."]
     gpu += [f"Kernels on GPUs {i}. We tune GPUs and GPU memory." for i in range(6)]
-    corpus = Corpus(gpu, gpu, STOP)
+    corpus = LabelCorpus(gpu, gpu, STOP)
     rows = set(range(len(gpu)))
     assert abbreviated("graphics processing units", rows, corpus) == "GPUs"  # 8 of 8 write GPU, 2 the words
     mixed = ["Question answering (QA) one.", "Question answering (QA) two.", "Question answering three.",
              "question answering four.", "QA five.", "QA six."]
-    corpus = Corpus(mixed, mixed, STOP)
+    corpus = LabelCorpus(mixed, mixed, STOP)
     # 3 of 5 write QA, 4 of 5 the words: the words stay
     assert abbreviated("question answering", set(range(5)), corpus) == "question answering"
     assert abbreviated("question answering", {0, 1, 4}, corpus) == "QA"  # 3 against 2: 1.5 times as many
@@ -245,7 +245,7 @@ def test_a_label_takes_the_acronym_where_the_papers_write_it():
 
 def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_that_word_before():
     from pipeline.topics.naming.label import abbreviated
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     texts = ["Unmanned aerial vehicles (UAVs) fly.", "Unmanned aerial vehicles (UAVs) land."]
     texts += [f"UAVs {i}. The UAVs swarm." for i in range(6)]
@@ -253,7 +253,7 @@ def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_
     texts += [f"NLP {i}. Language interfaces in NLP, and language processing." for i in range(6)]
     texts += ["Deep reinforcement learning (DRL) agents.", "Deep reinforcement learning (DRL) again."]
     texts += [f"DRL {i}. DRL with deep learning and reinforcement learning." for i in range(6)]
-    corpus = Corpus(texts, texts, STOP)
+    corpus = LabelCorpus(texts, texts, STOP)
     uav, nlp, drl = set(range(8)), set(range(8, 16)), set(range(16, 24))
     assert abbreviated("aerial vehicles", uav, corpus) == "UAVs"  # plural, as the papers write it
     assert abbreviated("unmanned vehicles", uav, corpus) == "unmanned vehicles"  # the middle word left out
@@ -263,17 +263,17 @@ def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_
     assert abbreviated("natural language processing", nlp, corpus) == "NLP"  # 8 papers against 2
     # NLP written by all 8, "language processing" by 5, "natural" before it in 2 of those 5: under 60 %
     few = texts[8:10] + [f"NLP {i}. Language processing in NLP." for i in range(3)] + [f"NLP {i}." for i in range(3)]
-    assert abbreviated("language processing", set(range(8)), Corpus(few, few, STOP)) == "language processing"
+    assert abbreviated("language processing", set(range(8)), LabelCorpus(few, few, STOP)) == "language processing"
     assert abbreviated("deep learning", drl, corpus) == "deep learning"  # not DRL: "reinforcement" left out
     assert abbreviated("reinforcement learning", drl, corpus) == "reinforcement learning"  # "deep" before in 2 of 8
     small = ["Large language models (LLMs) a.", "Large language models (LLMs) b."]
     small += [f"LLMs {i}. Small language models beat LLMs." for i in range(6)]
-    corpus = Corpus(small, small, STOP)
+    corpus = LabelCorpus(small, small, STOP)
     assert abbreviated("small language models", set(range(8)), corpus) == "small language models"
     # a part of what UAV stands for takes the acronym where more papers write it, the whole where 1.25
     # times as many do: 6 papers write UAV, 5 the words
     both = [f"Unmanned aerial vehicles (UAVs) {i}." for i in range(5)] + ["UAVs fly."]
-    corpus = Corpus(both, both, STOP)
+    corpus = LabelCorpus(both, both, STOP)
     assert abbreviated("aerial vehicles", set(range(6)), corpus) == "UAVs"
     assert abbreviated("unmanned aerial vehicles", set(range(6)), corpus) == "unmanned aerial vehicles"
     assert abbreviated("aerial vehicles", set(range(5)), corpus) == "aerial vehicles"  # 5 against 5
@@ -281,23 +281,23 @@ def test_an_acronym_replaces_all_but_its_first_word_only_where_the_papers_write_
 
 def test_the_acronym_takes_the_number_the_papers_write_and_a_stop_word_is_no_acronym():
     from pipeline.topics.naming.label import abbreviated
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     moe = ["Mixture-of-experts (MoE) serving.", "Mixture-of-experts (MoE) layers."]
     moe += [f"MoEs {i}. Serving MoEs; MoE serving." for i in range(6)]  # MoEs written more than MoE
-    corpus = Corpus(moe, moe, STOP)
+    corpus = LabelCorpus(moe, moe, STOP)
     assert abbreviated("mixture-of-experts serving", set(range(8)), corpus) == "MoE serving"  # not "MoEs"
     gpu = ["Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
     gpu += [f"GPU {i}. A GPU; one GPU." for i in range(6)]  # the singular, more often
-    corpus = Corpus(gpu, gpu, STOP)
+    corpus = LabelCorpus(gpu, gpu, STOP)
     assert abbreviated("graphics processing units", set(range(8)), corpus) == "GPU"
     tie = ["Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
     tie += [f"Board {i}. A GPU." for i in range(2)] + [f"Kernel {i}. GPUs and a GPU." for i in range(4)]
     # GPUs written 6 times, GPU 6 times: as often, so the plural
-    assert abbreviated("graphics processing units", set(range(8)), Corpus(tie, tie, STOP)) == "GPUs"
+    assert abbreviated("graphics processing units", set(range(8)), LabelCorpus(tie, tie, STOP)) == "GPUs"
     can = ["Controller area network (CAN) bus.", "Controller area network (CAN) frames."]
     can += [f"CAN bus {i}. The CAN bus." for i in range(6)]
-    corpus = Corpus(can, can, STOP)
+    corpus = LabelCorpus(can, can, STOP)
     assert "can" in STOP and abbreviated("controller area network bus", set(range(8)), corpus) == \
         "controller area network bus"
 
@@ -356,7 +356,7 @@ def test_named_groups_use_the_acronym_form():
 
 
 def test_the_floor_demotes_a_phrase_too_few_papers_write_word_for_word():
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     # "RL training" scores best: every paper says reinforcement learning (= RL) and training; but only
     # two of ten write "RL" itself, under a floor of 0.3
@@ -366,7 +366,7 @@ def test_the_floor_demotes_a_phrase_too_few_papers_write_word_for_word():
     robots = [f"Reinforcement learning for robots {i}. Robots use reinforcement learning for control." for i in range(20)]
     texts = rl + robots
     titles = [t.split(". ")[0] for t in texts]
-    corpus = Corpus(texts, titles, STOP)
+    corpus = LabelCorpus(texts, titles, STOP)
     plain = name_groups(texts, titles, groups_of(10, 20), [0, 1], np.eye(2), STOP, corpus=corpus)
     floored = name_groups(texts, titles, groups_of(10, 20), [0, 1], np.eye(2), STOP, corpus=corpus, floor=0.3)
     assert plain[0].label == "RL training"
@@ -433,11 +433,11 @@ def test_the_support_and_description_of_a_label_are_of_it_as_written():
 
 def test_a_phrase_that_writes_the_acronym_already_does_not_get_it_twice():
     from pipeline.topics.naming.label import abbreviated
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     gpu = ["Graphics processing units (GPUs) a.", "Graphics processing units (GPUs) b."]
     gpu += [f"GPU {i}. GPUs and GPUs." for i in range(6)]
-    corpus = Corpus(gpu, gpu, STOP)
+    corpus = LabelCorpus(gpu, gpu, STOP)
     assert abbreviated("gpu graphics processing units", set(range(8)), corpus) == "gpu graphics processing units"
 
 
@@ -529,14 +529,14 @@ def test_a_description_spells_out_an_acronym_of_the_label_few_papers_write():
 
 def test_spelling_out_counts_the_acronym_as_written_and_reads_it_in_hyphens_and_plurals():
     from pipeline.topics.naming.label import spelled
-    from pipeline.topics.naming.words import Corpus
+    from pipeline.topics.naming.words import LabelCorpus
 
     fillers = [f"Study {i}. We ran experiments on mixture models." for i in range(60)]  # "ran" is no "RAN"
     texts = ["Slicing. The radio access network (RAN) is sliced.", "RAN slicing. A radio access network (RAN) slice.",
              "Unmanned aerial vehicles (UAVs) are drones. UAV-assisted relays help.",
              "Relays. Unmanned aerial vehicles (UAVs) relay traffic for users.",
              "MoE. Serving mixture-of-experts (MoE) models.", "MoE. A mixture-of-experts (MoE) layer.", *fillers]
-    corpus = Corpus(texts, [t.split(". ")[0] for t in texts], STOP)
+    corpus = LabelCorpus(texts, [t.split(". ")[0] for t in texts], STOP)
     assert spelled("RAN slicing · slices", "RAN slicing", corpus, texts[:2]) == "RAN slicing · radio access network · slices"
     uav = texts[2:4]  # defined at the start of a sentence: "Unmanned" is no name
     assert spelled("UAV-assisted relays · relays", "UAV-assisted relays", corpus, uav) == \
