@@ -224,7 +224,7 @@ def test_max_theme_share_bounds_the_themes_that_placed_papers_fill():
     ``max_theme_share`` of the 200 papers (100 here, where the default would stop at 50); the
     rest go to theme 1."""
     from pipeline.topics.clustering.fitting import place_rest
-    from pipeline.topics.state import Assignment
+    from pipeline.topics.state import RunResult
 
     rng = np.random.default_rng(0)
     sample = np.arange(10)
@@ -232,7 +232,7 @@ def test_max_theme_share_bounds_the_themes_that_placed_papers_fill():
     embeddings[:5], embeddings[5:10] = np.eye(4)[0], np.eye(4)[1]
     rest = np.float32([1, 0.3, 0, 0]) + 0.05 * rng.standard_normal((190, 4)).astype(np.float32)
     embeddings[10:] = rest / np.linalg.norm(rest, axis=1, keepdims=True)
-    fitted = Assignment(np.array([0] * 5 + [1] * 5), np.ones(10, np.float32), two_themes(), [], "fit")
+    fitted = RunResult(np.array([0] * 5 + [1] * 5), np.ones(10, np.float32), two_themes(), [], "fit")
     cfg = dataclasses.replace(TopicsConfig(), max_theme_share=0.5)
     result = place_rest(fitted, sample, embeddings, [f"p{i}" for i in range(200)], cfg, {})
     assert np.bincount(result.topics).tolist() == [100, 100]

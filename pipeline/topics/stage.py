@@ -84,7 +84,7 @@ def run(cfg: Config, *, force: bool = False, refit: bool = False, embedder: embe
 
 
 def themes(x: embed.PaperInputs, papers, held, previous: dict[str, int], settings, embedder: str, *,  # noqa: ANN001
-           refit: bool = False, nearest_themes=None):  # noqa: ANN001, ANN201 - state.Assignment
+           refit: bool = False, nearest_themes=None):  # noqa: ANN001, ANN201 - state.RunResult
     """One run's themes, named: the mode ``policy.decide`` chooses (an update of ``held``, or a fit or
     refit of every paper), then naming, with one author's series taken out of the labels."""
     plan = decide(held, settings, embedder=embedder, newest=x.newest, refit=refit)

@@ -1,5 +1,5 @@
 """The fitted themes as the topics stage keeps them between runs (``State``: ids, centroids, words,
-labels, descriptions, areas, the tree, births), what one run decided (``Assignment``), and the rule
+labels, descriptions, areas, the tree, births), what one run decided (``RunResult``), and the rule
 that keeps labels unique."""
 
 from __future__ import annotations
@@ -106,7 +106,11 @@ class Forming:
 
 
 @dataclass
-class Assignment:
+class RunResult:
+    """What one topics run (fit, refit or update) produced: every paper's theme and its similarity,
+    the state, the lineage rows, what is still forming, and what is left to be named. (Each paper's
+    theme alone is kept as ``assignment.parquet`` in the model folder.)"""
+
     topics: np.ndarray  # stable theme id per paper, -1 unassigned
     similarity: np.ndarray  # cosine to the assigned (or nearest) centroid
     state: State

@@ -19,7 +19,7 @@ import pandas as pd
 from pipeline.io import (atomic_folder, link_tree, read_frame, read_table, remove_files, remove_tree, restore_folder,
                          write_frame, write_json)
 from pipeline.schemas import DocTopics
-from pipeline.topics.state import Assignment, State
+from pipeline.topics.state import RunResult, State
 from pipeline.topics.tables import read_lineage
 
 
@@ -65,7 +65,7 @@ def previous_lineage(folder: Path, table: Path) -> pd.DataFrame:
     return read_lineage(kept if kept.exists() else table)
 
 
-def save_model(folder: Path, result: Assignment, paper_ids: list[str], lineage: pd.DataFrame,
+def save_model(folder: Path, result: RunResult, paper_ids: list[str], lineage: pd.DataFrame,
                record: dict) -> None:
     """The model folder, written whole or not at all: the state, every paper's theme, the lineage,
     the run's record and the BERTopic model (the previous one, hard-linked, after an update; none

@@ -1,4 +1,4 @@
-"""The topics stage's tables from an ``Assignment``: ``doc_topics``, ``topic_info``, ``topic_tree``
+"""The topics stage's tables from an ``RunResult``: ``doc_topics``, ``topic_info``, ``topic_tree``
 and ``topic_lineage`` (whose reader upgrades tables written by older versions), written together."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pandas as pd
 
 from pipeline.io import TableError, read_frame, read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
-from pipeline.topics.state import Assignment, utc_now
+from pipeline.topics.state import RunResult, utc_now
 
 
-def doc_topics_table(paper_ids: list[str], result: Assignment) -> pd.DataFrame:
+def doc_topics_table(paper_ids: list[str], result: RunResult) -> pd.DataFrame:
     return pd.DataFrame({
         DocTopics.paper_id: paper_ids,
         DocTopics.topic: result.topics,
@@ -22,7 +22,7 @@ def doc_topics_table(paper_ids: list[str], result: Assignment) -> pd.DataFrame:
     })
 
 
-def topic_info_table(papers: pd.DataFrame, result: Assignment, n_keywords: int, n_representatives: int) -> pd.DataFrame:
+def topic_info_table(papers: pd.DataFrame, result: RunResult, n_keywords: int, n_representatives: int) -> pd.DataFrame:
     frame = pd.DataFrame({
         "paper_id": papers[Papers.paper_id].to_numpy(), "week": papers[Papers.week].to_numpy(),
         "topic": result.topics, "sim": result.similarity,
@@ -46,7 +46,7 @@ def topic_info_table(papers: pd.DataFrame, result: Assignment, n_keywords: int, 
     return pd.DataFrame(rows) if rows else empty(TopicInfo)
 
 
-def topic_tree_table(result: Assignment) -> pd.DataFrame:
+def topic_tree_table(result: RunResult) -> pd.DataFrame:
     """The state's tree with each node's size counted from today's assignment."""
     rows = result.state.tree
     if not rows:
@@ -82,7 +82,7 @@ def read_lineage(path: Path) -> pd.DataFrame:
         return TopicLineage.validate(frame[list(TopicLineage.to_schema().columns)])
 
 
-def lineage_table(before: pd.DataFrame, result: Assignment, newest: str | None) -> pd.DataFrame:
+def lineage_table(before: pd.DataFrame, result: RunResult, newest: str | None) -> pd.DataFrame:
     """The lineage so far (``before``; none before a fit) and the rows of this run, each dated by the run."""
     lineage = before if result.mode != "fit" else empty(TopicLineage)
     if not result.lineage:
@@ -93,7 +93,7 @@ def lineage_table(before: pd.DataFrame, result: Assignment, newest: str | None) 
     return pd.concat([lineage, pd.DataFrame(rows)[list(TopicLineage.to_schema().columns)]], ignore_index=True)
 
 
-def write_tables(paths, papers: pd.DataFrame, result: Assignment, lineage: pd.DataFrame, n_keywords: int,  # noqa: ANN001
+def write_tables(paths, papers: pd.DataFrame, result: RunResult, lineage: pd.DataFrame, n_keywords: int,  # noqa: ANN001
                  n_representatives: int, stamp: str) -> None:
     """The four tables of a run (``lineage``: ``lineage_table``), each carrying ``stamp`` (the inputs'
     and the fit's fingerprint)."""

@@ -7,14 +7,14 @@ import pandas as pd
 
 from pipeline.io import write_frame
 from pipeline.schemas import TopicLineage, empty
-from pipeline.topics.state import Assignment, Change, State
+from pipeline.topics.state import RunResult, Change, State
 from pipeline.topics.tables import doc_topics_table, lineage_table, read_lineage
 
 
-def result(mode: str, lineage: list[Change]) -> Assignment:
+def result(mode: str, lineage: list[Change]) -> RunResult:
     s = State(ids=np.array([0, 1]), centroids=np.eye(2, dtype=np.float32), words={}, labels={0: "A", 1: "B"},
               embedder="m", next_id=2, fitted_at="2026-11-28T10:00:00+00:00")
-    return Assignment(np.array([0, 1, -1]), np.array([0.9, 0.8, 0.1]), s, lineage, mode)
+    return RunResult(np.array([0, 1, -1]), np.array([0.9, 0.8, 0.1]), s, lineage, mode)
 
 
 def test_doc_topics_has_every_paper_with_its_theme():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.state import Assignment, Change, State, described, unique_label, utc_now
+from pipeline.topics.state import RunResult, Change, State, described, unique_label, utc_now
 from pipeline.topics.clustering.refit import keep_placed
 from pipeline.topics.naming.words import Embed
 
@@ -25,7 +25,7 @@ Nearest = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.nd
 def fit(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
         embedder: str, previous: State | None, previous_topics: dict[str, int], *,
         titles: list[str] | None = None, embed: Embed | None = None, nearest_themes: Nearest | None = None,
-        week: str | None = "") -> Assignment:
+        week: str | None = "") -> RunResult:
     """Cluster everything and name the themes; with a previous state, align to it (refit). The areas
     are cut but not named: ``result.to_name`` asks for it (``names.name_run``). ``week``: the newest
     week of the papers, from which the themes' age counts (``State.fitted_week``). ``embed`` (the
@@ -70,7 +70,7 @@ class Identities:
 
 def fit_all(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig,
             embedder: str, previous: State | None, previous_topics: dict[str, int], *,
-            titles: list[str] | None = None, embed: Embed | None = None, week: str | None = "") -> Assignment:
+            titles: list[str] | None = None, embed: Embed | None = None, week: str | None = "") -> RunResult:
     """``fit`` of every paper given, no sample: cluster, identify (``identities``), keep what was
     placed (``keep_placed``), measure kept labels anew, and cut the areas."""
     from pipeline.topics.clustering.areas import cut
@@ -100,7 +100,7 @@ def fit_all(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg:
             state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
     areas = dataclasses.replace(cut(state, topics, embeddings, paper_ids, previous=previous,
                                     previous_topics=previous_topics), corpus=names)
-    return Assignment(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
+    return RunResult(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
                       receiving=receiving, revived=revived, to_name=[areas])
 
 
@@ -173,9 +173,9 @@ def sample_rows(paper_ids: list[str], size: int, seed: int) -> np.ndarray:
     return np.sort(np.argpartition(keys, size - 1)[:size]).astype(np.int64)
 
 
-def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],
+def place_rest(fitted: RunResult, sample: np.ndarray, embeddings: np.ndarray, paper_ids: list[str],
                cfg: TopicsConfig, previous_topics: dict[str, int], *,
-               nearest_themes: Nearest | None = None) -> Assignment:
+               nearest_themes: Nearest | None = None) -> RunResult:
     """Extend a fit of the papers at rows ``sample`` to every paper: each other paper joins its
     nearest theme (cosine to the centroid) if at least ``min_similarity`` similar, then the most
     similar join until at most ``max_outlier_share`` of all papers stay unassigned, as HDBSCAN's
@@ -222,7 +222,7 @@ def place_rest(fitted: Assignment, sample: np.ndarray, embeddings: np.ndarray, p
         topics, similarity = bounded, similarity_to_own(embeddings, bounded, state.ids, state.centroids, best)
     # the areas were cut, and are named, on the sample's papers
     to_name = [dataclasses.replace(job, rows=sample[job.rows]) for job in fitted.to_name]
-    return Assignment(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic, to_name=to_name)
+    return RunResult(topics, similarity, state, fitted.lineage, fitted.mode, fitted.bertopic, to_name=to_name)
 
 
 def _join_nearest(state: State, topics: np.ndarray, embeddings: np.ndarray, cfg: TopicsConfig,

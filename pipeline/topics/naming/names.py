@@ -39,7 +39,7 @@ import numpy as np
 from pipeline.config import TopicsConfig
 from pipeline.topics.naming.candidates import MIN_WORDS, Candidate
 from pipeline.topics.naming.label import Accept, Named, name_groups
-from pipeline.topics.state import Assignment, Change, State, described, distinct_labels, unique_label
+from pipeline.topics.state import RunResult, Change, State, described, distinct_labels, unique_label
 from pipeline.topics.naming.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
 from pipeline.topics.naming.words import LabelCorpus, Embed, WordIndex, content_words
 
@@ -118,7 +118,7 @@ class _Ask:
     accept: Accept | None = None
 
 
-def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | None, cfg: TopicsConfig, *,
+def name_run(result: RunResult, texts: Sequence[str], titles: Sequence[str] | None, cfg: TopicsConfig, *,
              embed: Embed | None = None, papers: pd.DataFrame | None = None) -> None:
     """Name what ``result`` left to be named (``result.to_name``, in order), then make the theme
     labels unique; with the run's ``papers`` (their authors), then the series rule
@@ -135,7 +135,7 @@ def name_run(result: Assignment, texts: Sequence[str], titles: Sequence[str] | N
         _name_asked(result, texts, titles, cfg, embed)
 
 
-def _name_asked(result: Assignment, texts: Sequence[str], titles: Sequence[str], cfg: TopicsConfig,
+def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], cfg: TopicsConfig,
                 embed: Embed | None) -> None:
     """Name ``result.to_name`` in order, empty it, and make the theme labels unique."""
     state = result.state

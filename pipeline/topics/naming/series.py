@@ -25,14 +25,14 @@ if TYPE_CHECKING:
 
     from pipeline.config import TopicsConfig
     from pipeline.topics.naming.names import ThemeToName
-    from pipeline.topics.state import Assignment
+    from pipeline.topics.state import RunResult
 
 log = logging.getLogger(__name__)
 
 NAMED_FROM = 5  # a carried theme is named again from its other papers only when this many remain
 
 
-def renames(result: Assignment, papers: pd.DataFrame, texts: Sequence[str], cfg: TopicsConfig) -> list[ThemeToName]:
+def renames(result: RunResult, papers: pd.DataFrame, texts: Sequence[str], cfg: TopicsConfig) -> list[ThemeToName]:
     """A request to name again each carried theme whose label is a phrase of its series (see the
     module docstring), once the run's naming is done (a theme born in it too). ``papers`` and
     ``texts``: the run's papers, in the assignment's order."""

@@ -3,7 +3,7 @@ explains it, and the others wait in a pool of recent weeks where dense groups fa
 whose papers' neighbours are mostly recent papers, are born as new themes (detection in
 ``emerge.py``; lineage here). Neither UMAP nor HDBSCAN runs, and nothing is named here: the update
 asks for each theme born, each young theme and each forming group to be named
-(``Assignment.to_name``), and ``names.name_run`` names them when it is done."""
+(``RunResult.to_name``), and ``names.name_run`` names them when it is done."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ from pipeline.config import TopicsConfig
 from pipeline.dates import week_label, week_monday
 from pipeline.topics.weekly import emerge
 from pipeline.topics.naming.names import FormingToName, ThemeToName, ToName
-from pipeline.topics.state import UNASSIGNED, WAITING, Assignment, Change, Forming, State
+from pipeline.topics.state import UNASSIGNED, WAITING, RunResult, Change, Forming, State
 
 log = logging.getLogger(__name__)
 
 
 def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, state: State,
            previous_topics: dict[str, int], *, weeks: list[str] | None = None, rules: emerge.Rules | None = None,
-           ) -> Assignment:
+           ) -> RunResult:
     """Papers already placed keep their theme; a new paper joins the nearest theme when that theme
     explains it; papers no theme explains wait in a pool of recent weeks, where dense groups far from
     every theme, among recent papers rather than the fit's, are born as new themes (``emerge.py``).
@@ -74,7 +74,7 @@ def update(embeddings: np.ndarray, paper_ids: list[str], cfg: TopicsConfig, stat
     state.forming = [{"papers": [paper_ids[i] for i in f.rows], "nearest": int(f.nearest), "label": f.label,
                       "week": f.week} for f in forming]  # kept for the report (labelled when named)
     similarity = similarity_to_own(embeddings, topics, state.ids, state.centroids, best)
-    result = Assignment(topics, similarity, state, lineage, "update", forming=forming, to_name=to_name)
+    result = RunResult(topics, similarity, state, lineage, "update", forming=forming, to_name=to_name)
     result.unexplained = unexplained
     return result
 

@@ -88,7 +88,7 @@ def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int]
     """A run that left only its areas to name: each theme's papers and the area each theme is in, the
     areas' centroids unit vectors along their own axes; ``kept``: labels kept from a previous fit."""
     from pipeline.topics.naming.names import AreasToName
-    from pipeline.topics.state import Assignment, State
+    from pipeline.topics.state import RunResult, State
 
     themes = np.array([t for t, texts in texts_by_theme.items() for _ in texts])
     texts = [text for t in texts_by_theme for text in texts_by_theme[t]]
@@ -99,7 +99,7 @@ def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int]
                                                 "area": a, "label": None, "size": 0, "distance": 0.0} for a in area_ids])
     job = AreasToName(np.arange(len(texts)), np.array([area_of[t] for t in themes]), themes, area_ids,
                       np.eye(len(area_ids), 4, dtype=np.float32), kept or {})
-    result = Assignment(themes, np.ones(len(texts)), state, [], "fit", to_name=[job])
+    result = RunResult(themes, np.ones(len(texts)), state, [], "fit", to_name=[job])
     name_run(result, texts, None, TopicsConfig(), embed=embed)
     return result.state.area_labels, result, texts
 

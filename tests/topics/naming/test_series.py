@@ -13,13 +13,13 @@ from pipeline.config import TopicsConfig
 from pipeline.topics import name_run
 from pipeline.topics.naming import series
 from pipeline.topics.naming.names import ThemeToName
-from pipeline.topics.state import Assignment
+from pipeline.topics.state import RunResult
 from tests.topics.weekly.test_update import three_themes
 
 ESSAYS = 36  # of theme 0's 60 papers, one author's essays: most of it
 
 
-def carried_store(essays: int = ESSAYS) -> tuple[Assignment, pd.DataFrame, list[str]]:
+def carried_store(essays: int = ESSAYS) -> tuple[RunResult, pd.DataFrame, list[str]]:
     """Three themes; ``essays`` of theme 0's papers are one author's series on "category mistakes",
     and theme 0 is labelled by the series' phrase; the others are on graph partitioning."""
     store = three_themes()
@@ -29,7 +29,7 @@ def carried_store(essays: int = ESSAYS) -> tuple[Assignment, pd.DataFrame, list[
         authors[i] = ["Ana Essayist"]
     state = copy.deepcopy(store["state"])
     state.labels[0] = "Category mistake"
-    result = Assignment(store["topics"].copy(), np.ones(len(texts)), state, [], "fit")
+    result = RunResult(store["topics"].copy(), np.ones(len(texts)), state, [], "fit")
     return result, pd.DataFrame({"authors": authors}), texts
 
 
