@@ -147,7 +147,7 @@ DEVICES = ("auto", "cpu", "cuda")
 class TopicsConfig:
     """``paper-trends topics``: embeddings, clustering, labels, identity across runs.
 
-    ``None`` for a clustering size means "scale with the corpus" (see ``topics.model.scaled``).
+    ``None`` for a clustering size means "scale with the corpus" (see ``topics.clustering.model.scaled``).
     """
 
     seed: int = 42
@@ -160,7 +160,7 @@ class TopicsConfig:
     # natively, AVX512-BF16 or AMX, about 1.7 x faster there; else float32), "float32", "bfloat16"
     precision: str = "auto"
     # "leiden": communities of the papers' nearest-neighbour graph, by consensus of several runs
-    # (topics/graph.py; two seeds agree far more); "hdbscan": UMAP, then HDBSCAN, as BERTopic does
+    # (topics/clustering/graph.py; two seeds agree far more); "hdbscan": UMAP, then HDBSCAN, as BERTopic does
     clustering: str = "leiden"
     # UMAP (Leiden's layout, or before HDBSCAN) and HDBSCAN: "auto" (cuML's GPU versions when cuML is
     # installed and sees a CUDA device, else umap-learn and hdbscan), "cpu", "cuda" (cuML, or an error)
@@ -190,7 +190,7 @@ class TopicsConfig:
     # and only where the part that leaves lies apart from the rest of its theme (false: a cold fit
     # aligned to the old themes, where any paper may move)
     refit_keeps_placed: bool = True
-    emerge: bool = True  # weekly updates find new themes among papers no theme explains (topics/emerge.py)
+    emerge: bool = True  # weekly updates find new themes among papers no theme explains (topics/weekly/emerge.py)
     emerge_window: int = 4  # weeks such papers wait in the pool
     emerge_min_size: int = 10  # papers a pool group needs to become a theme
 
@@ -293,6 +293,9 @@ class ReportConfig:
             value = getattr(self, key)
             if not (isinstance(value, (int, float)) and 0 <= value <= 1):
                 raise ConfigError(f"report.{key} = {value}: must be a share, from 0 to 1")
+        if self.watch_z > self.watch_z_far:
+            raise ConfigError(f"report.watch_z = {self.watch_z}: must not exceed report.watch_z_far = {self.watch_z_far} "
+                              "(writing the name's words makes a nearer paper count, not a farther one)")
         if self.watch_z_words > self.watch_z_far:
             raise ConfigError(f"report.watch_z_words = {self.watch_z_words}: must not exceed report.watch_z_far = "
                               f"{self.watch_z_far} (the words make a nearer paper count, not a farther one)")

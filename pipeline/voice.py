@@ -5,7 +5,7 @@ Papers are not independent events. One author's run of essays, a project's repor
 before a deadline: each is one piece of news however many papers it spans. Two places need to know:
 
 - the topics stage, which names a theme that one author carries from its other papers
-  (``topics.series``), and the reports, which say so beside its label;
+  (``topics.naming.series``), and the reports, which say so beside its label;
 - the weekly report and the survey, which never name a rise or a fall as a trend when one author's
   papers carry it, and count papers that share an author within a unit and a week as one piece of
   evidence (``evidence``).

@@ -2,20 +2,23 @@
 (``[report.watch]``: ``"KV cache" = "compressing the key-value cache of large language models"``),
 matched to every paper without any training, whatever the clustering made of the subject.
 
-A paper is on a watched theme when its embedding is at least ``watch_floor`` (cosine) from the
-sentence's embedding (same model as the themes: nothing matches when nothing is close), and
+A paper is on a watched theme when its cosine to the sentence's embedding (same model as the themes)
+is at least ``watch_floor`` (nothing matches when nothing is close), it writes the definition's
+qualifier where the definition qualifies the name ("… cache *of large language models*": the paper
+must also write "language model" or "LLM"), and
 
-- **by its name**: it writes the name or one of its usual variants as a phrase ("KV cache", "KV-caches",
-  "key-value cache"; "agent memory", "memory for LLM-based agents", "memory-augmented agents"), with
-  the definition's qualifier where the definition qualifies the name ("… cache *of large language
-  models*": the paper must also write "language model" or "LLM"), and lies at least ``watch_z_name``
-  out in the store's tail of cosines to the sentence (``z``: the paper's cosine minus the store's mean
-  cosine to that sentence, over their standard deviation), so that a passing mention does not count; or
-- **close**: ``z >= watch_z`` and it writes the qualifier, or ``z >= watch_z_words`` and it writes
-  at least two thirds of the sentence's content words as well.
+- **by its name**: it writes the name or one of its usual variants as a phrase ("KV cache",
+  "KV-caches", "key-value (KV) cache"; "agent memory", "memory for LLM-based agents",
+  "memory-augmented agents") in its title, or in its abstract at ``watch_z_name`` or further out in
+  the store's tail of cosines to the sentence (``z``: the paper's cosine minus the store's mean
+  cosine to that sentence, over their standard deviation); or
+- **close**, writing at least ``watch_named`` of the name's words: ``z >= watch_z_far``; or every word
+  of the name and ``z >= watch_z``; or ``z >= watch_z_words`` and ``watch_share`` of the sentence's
+  content words.
 
-A paper close to two watched themes is listed under the one it is closest to, unless it is on the
-other by its name: a paper is on two themes only when it is on both.
+A paper close to two watched themes is listed under the one it lies furthest out in the tail of
+(the highest ``z``), and under another only where it is on that one by its name: a paper is on two
+themes only when it is on both.
 
 The text half of the decision (the name, the qualifier, the sentence's words) depends only on a
 paper's title and abstract and on the watched theme: ``TextCache`` keeps it per paper, so a week's
@@ -43,17 +46,19 @@ GAP = 2  # words that may stand between a name's words ("diffusion large languag
 REVERSED_GAP = 3  # words between "memory for" and "agents" ("memory for LLM-based agents")
 _WORD = re.compile(r"\w+|[.;:!?()\[\]]")  # words in any script, and the marks that end a clause
 _MARK = "|"  # a clause's end, as the token stream writes it
-VERSION = 1  # of the text rules: cached text matches of another version are read again
+VERSION = 2  # of the text rules: cached text matches of another version are read again
 
 
 def norm(word: str) -> str:
-    """A word's form for matching: lower case, a plural's ending and a final "e" cut, so that a word
-    and its plural meet ("caches" and "cache" -> "cach", "memories" -> "memory", "agents" -> "agent")."""
+    """A word's form for matching: lower case, a plural's ending, an "-ing" and a final "e" cut, so that
+    a word and its other forms meet ("caches", "caching" and "cache" -> "cach"; "memories" -> "memory")."""
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
+    if len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
     if len(w) > 3 and w.endswith("e"):
         w = w[:-1]
     return w
@@ -61,8 +66,18 @@ def norm(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """``text`` as matching reads it: words in their ``norm`` forms, a clause's end as ``|``
-    (hyphens split words: "KV-cache" is "kv cache")."""
-    return [_MARK if t in ".;:!?()[]" else norm(t) for t in _WORD.findall(text) if t != "s"]
+    (hyphens split words: "KV-cache" is "kv cache"); a one-word bracket, an acronym introduced after
+    its words ("key-value (KV) cache"), is left out."""
+    raw = [t for t in _WORD.findall(text) if t != "s"]
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        if raw[i] == "(" and i + 2 < len(raw) and raw[i + 2] == ")" and raw[i + 1] not in ".;:!?()[]":
+            i += 3
+            continue
+        out.append(_MARK if raw[i] in ".;:!?()[]" else norm(raw[i]))
+        i += 1
+    return out
 
 
 def stems(text: str) -> list[str]:
@@ -96,7 +111,7 @@ class Theme:
     @property
     def key(self) -> str:
         """What the cached text matches of this theme are kept under (name, sentence, rules' version)."""
-        return hashlib.sha1(f"{VERSION}\0{self.name}\0{self.sentence}".encode()).hexdigest()[:16]
+        return hashlib.sha1(f"{VERSION}\0{','.join(FIELDS)}\0{self.name}\0{self.sentence}".encode()).hexdigest()[:16]
 
 
 def theme(name: str, sentence: str) -> Theme:
@@ -109,10 +124,15 @@ def theme(name: str, sentence: str) -> Theme:
         if len(r) >= 2 and sum(c.isupper() for c in r) >= 2:  # an acronym: KV, MoE, LLM
             for run in _acronym_expansions(w, said):
                 forms.append(tuple(words[:i] + run + words[i + 1:]))
-    return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(forms, said), tuple(stems(sentence)))
+    raw = [t for t in _WORD.findall(sentence) if t != "s" and not (t == "(" or t == ")")]
+    said_raw = [t for t in _WORD.findall(sentence) if t != "s"]
+    if len(said_raw) != len(said):  # a bracketed acronym in the sentence: read the qualifier from its words
+        said_raw = [t for t in raw]
+        said = [_MARK if t in ".;:!?[]" else norm(t) for t in said_raw]
+    return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(forms, said, said_raw), tuple(stems(sentence)))
 
 
-def _qualifiers(forms: list[tuple[str, ...]], said: list[str]) -> tuple[tuple[str, ...], ...]:
+def _qualifiers(forms: list[tuple[str, ...]], said: list[str], said_raw: list[str]) -> tuple[tuple[str, ...], ...]:
     """What the sentence says the name is of: the words after "of/for/in/on" right after one of the
     name's words ("the key-value cache *of large language models* during inference"), up to a
     clause's end or a word like "during"; written as those words, their last two, or their acronym."""
@@ -122,15 +142,16 @@ def _qualifiers(forms: list[tuple[str, ...]], said: list[str]) -> tuple[tuple[st
     for i in range(len(said) - 2):
         if said[i] in name_words and said[i + 1] in PREPOSITIONS and tuple(said[i:i + 2]) not in inside:
             group = []
-            for w in said[i + 2:]:
-                if w == _MARK or w in BOUNDARY or w in PREPOSITIONS:
-                    break
-                if w not in ("the", "a", "an", "their", "its"):
+            for word in said_raw[i + 2:]:
+                w = norm(word)
+                if w == _MARK or w in BOUNDARY or w in PREPOSITIONS or word.lower().endswith("ing") or len(group) == 3:
+                    break  # a qualifier is a short noun group: "large language models", not what follows
+                if w not in ("the", "a", "an", "their", "its") and w not in JOINERS:
                     group.append(w)
-            group = [w for w in group if w not in name_words] or []
+            group = [w for w in group if w not in name_words]
             if group:
                 out += [tuple(group), tuple(group[-2:])]
-                if len(group) >= 2:
+                if len(group) >= 3:
                     out.append(("".join(w[0] for w in group),))
     return tuple(dict.fromkeys(out))
 
@@ -264,7 +285,7 @@ class TextCache:
     def read(self, ids: pd.Series, texts: pd.Series, themes: list[Theme]) -> tuple[TextMatches, int]:
         """The text matches of the papers (``ids``/``texts``, same index) on ``themes``, and how many
         papers had to be read (not in the cache for some theme)."""
-        from pipeline.io.tables import read_frame, write_frame
+        from pipeline.io.tables import write_frame
 
         texts = texts.fillna("")
         keys = pd.DataFrame({"paper_id": ids.astype(str).to_numpy(),
@@ -274,8 +295,7 @@ class TextCache:
         kept, found = {}, {}
         missing = np.zeros(len(texts), dtype=bool)
         for t in themes:
-            path = self.folder / f"{t.key}.parquet"
-            kept[t.key] = old = read_frame(path) if path.exists() else empty
+            kept[t.key] = old = self._kept(self.folder / f"{t.key}.parquet", empty)
             found[t.name] = at = keys.merge(old.drop_duplicates(["paper_id", "text"]), on=["paper_id", "text"], how="left")
             missing |= at["share"].isna().to_numpy()
         fresh = read_texts(texts[missing], themes) if missing.any() else None
@@ -289,11 +309,25 @@ class TextCache:
                 columns[field][t.name] = values.astype(dtype)
             if fresh is not None:
                 new = keys[missing].assign(**{f: getattr(fresh, f)[t.name].to_numpy() for f in FIELDS})
-                table = pd.concat([kept[t.key], new], ignore_index=True).drop_duplicates(["paper_id"], keep="last")
+                table = pd.concat([kept[t.key], new], ignore_index=True).drop_duplicates(["paper_id", "text"], keep="last")
                 write_frame(table, self.folder / f"{t.key}.parquet")
         names = [t.name for t in themes]
         frames = [pd.DataFrame(columns[f], index=texts.index, columns=names) for f in FIELDS]
         return TextMatches(*frames), int(missing.sum())
+
+    @staticmethod
+    def _kept(path: Path, empty: pd.DataFrame) -> pd.DataFrame:
+        """A theme's kept readings; none when there are none, or when the file cannot be read or holds
+        other columns (it is then read afresh and written again)."""
+        from pipeline.io import TableError, read_frame
+
+        if not path.exists():
+            return empty
+        try:
+            table = read_frame(path)
+        except TableError:
+            return empty
+        return table if set(empty.columns) <= set(table.columns) else empty
 
 
 @dataclass(frozen=True)

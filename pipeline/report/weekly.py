@@ -338,10 +338,9 @@ def _move(report: WeeklyReport, corpus: Corpus, counts: pd.DataFrame, areas: dic
     for name in watch:
         inside, order = members("watched", name)
         now = papers[inside & (papers[Papers.week_start] == report.monday).to_numpy()]
-        by_name = watched.by_name[name].to_numpy() if watched.by_name is not None else np.zeros(len(papers), bool)
         report.watched.append({
             "name": name, "sentence": dict(report.cfg.watch).get(name, ""), "count": len(now),
-            "by_name": int(by_name[now.index.to_numpy()].sum()) if len(now) else 0,
+            "by_name": int(watched.by_name[name].loc[now.index].sum()) if watched.by_name is not None else 0,
             "total": int(inside[upto].sum()),
             "moves": moves[(moves["level"] == "watched") & (moves["unit"] == name)],
             "papers": now.assign(_order=order[now.index]).sort_values(["_order", Papers.paper_id],

@@ -1,4 +1,4 @@
-"""The topics stage's tables from an ``RunResult``: ``doc_topics``, ``topic_info``, ``topic_tree``
+"""The topics stage's tables from a ``RunResult``: ``doc_topics``, ``topic_info``, ``topic_tree``
 and ``topic_lineage`` (whose reader upgrades tables written by older versions), written together."""
 
 from __future__ import annotations

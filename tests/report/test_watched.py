@@ -36,7 +36,7 @@ DLM = ("Diffusion language models", "language models that generate text by discr
 
 def test_the_name_is_read_in_its_usual_variants():
     for text in ("We compress the KV-cache.", "Managing KV caches at scale", "its kvcache grows", "KV   Cache",
-                 "the key-value caches of the model"):
+                 "the key-value caches of the model", "the key-value (KV) cache", "KV caching"):
         assert written(*KV, text), text
     for text in ("A dual-process memory system for LLM agents", "latent factual memory for LLM-based agents",
                  "coordinating the memory cycle of memory-augmented agents", "the agents' memory", "agent memory"):
@@ -60,6 +60,10 @@ def test_the_definitions_qualifier_must_be_written_beside_the_name():
     assert vision[0] and not vision[3]  # the name, but not what it is of
     assert llm[3] and vlm[3]
     assert theme(*MEMORY).qualifiers == ()  # nothing after the name to qualify it: no qualifier asked
+    # a qualifier is a short noun group, without joiners ("-based") or what a verb says after it
+    assert theme("Agent memory", "memory for LLM-based agents").qualifiers == (("llm",),)
+    assert theme("KV cache", "the key-value cache of large language models serving long contexts").qualifiers[0] == (
+        "larg", "languag", "model")
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -278,3 +282,13 @@ def test_a_horizon_added_in_the_one_place_is_said_in_the_report_and_the_survey(w
     report.write_survey(watched, force=True)
     survey = next(p for p in watched.paths.surveys.iterdir()) / "index.html"
     assert "13 weeks against the 13 before, 26 weeks against the 26 before" in survey.read_text()
+
+
+def test_a_cache_file_of_other_columns_or_unreadable_is_read_afresh_and_duplicate_ids_are_read_once(tmp_path):
+    themes = [theme(*KV)]
+    cache = TextCache(tmp_path)
+    (tmp_path / f"{themes[0].key}.parquet").write_bytes(b"not a parquet file")
+    found, read = cache.read(pd.Series(["a", "a"]), pd.Series(["\nKV cache of LLMs", "\nnothing"]), themes)
+    assert read == 2 and found.count["KV cache"].tolist() == [1, 0]
+    _, read = cache.read(pd.Series(["a", "a"]), pd.Series(["\nKV cache of LLMs", "\nnothing"]), themes)
+    assert read == 0  # both versions of the paper kept, each under its text

@@ -5,6 +5,7 @@ terms, c-TF-IDF keywords per theme, and their order by how many of the theme's p
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -126,10 +127,14 @@ def candidate_terms(docs: list[str], cfg: TopicsConfig) -> list[str]:
     return vectorizer.get_feature_names_out().tolist()
 
 
+def stop_words(extra: Sequence[str] = ()) -> frozenset[str]:
+    """English, the domain's and the user's extra stop words (``topics.stop_words``, any sequence):
+    built once per run and set of extras, however many steps ask."""
+    return _stop_words(tuple(extra))
+
+
 @functools.lru_cache(maxsize=8)
-def stop_words(extra: tuple[str, ...] = ()) -> frozenset[str]:
-    """English, the domain's and the user's extra stop words (``topics.stop_words``): built once per
-    run and set of extras, however many steps ask."""
+def _stop_words(extra: tuple[str, ...]) -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS | DOMAIN_STOP_WORDS | {w.lower() for w in extra})
