@@ -46,6 +46,7 @@ GAP = 2  # words that may stand between a name's words ("diffusion large languag
 REVERSED_GAP = 3  # words between "memory for" and "agents" ("memory for LLM-based agents")
 _WORD = re.compile(r"\w+|[.;:!?()\[\]]")  # words in any script, and the marks that end a clause
 _MARK = "|"  # a clause's end, as the token stream writes it
+_MARKS = frozenset(".;:!?()[]")  # what ends a clause in the text
 VERSION = 2  # of the text rules: cached text matches of another version are read again
 
 
@@ -64,20 +65,25 @@ def norm(word: str) -> str:
     return w
 
 
-def tokens(text: str) -> list[str]:
-    """``text`` as matching reads it: words in their ``norm`` forms, a clause's end as ``|``
-    (hyphens split words: "KV-cache" is "kv cache"); a one-word bracket, an acronym introduced after
-    its words ("key-value (KV) cache"), is left out."""
+def _words(text: str) -> list[str]:
+    """``text``'s words as written, and the marks that end a clause, without a one-word bracket (an
+    acronym introduced after its words: "key-value (KV) cache")."""
     raw = [t for t in _WORD.findall(text) if t != "s"]
     out: list[str] = []
     i = 0
     while i < len(raw):
-        if raw[i] == "(" and i + 2 < len(raw) and raw[i + 2] == ")" and raw[i + 1] not in ".;:!?()[]":
+        if raw[i] == "(" and i + 2 < len(raw) and raw[i + 2] == ")" and raw[i + 1] not in _MARKS:
             i += 3
             continue
-        out.append(_MARK if raw[i] in ".;:!?()[]" else norm(raw[i]))
+        out.append(raw[i])
         i += 1
     return out
+
+
+def tokens(text: str) -> list[str]:
+    """``text`` as matching reads it (``_words``): words in their ``norm`` forms, a clause's end as
+    ``|`` (hyphens split words: "KV-cache" is "kv cache")."""
+    return [_MARK if w in _MARKS else norm(w) for w in _words(text)]
 
 
 def stems(text: str) -> list[str]:
@@ -124,16 +130,12 @@ def theme(name: str, sentence: str) -> Theme:
         if len(r) >= 2 and sum(c.isupper() for c in r) >= 2:  # an acronym: KV, MoE, LLM
             for run in _acronym_expansions(w, said):
                 forms.append(tuple(words[:i] + run + words[i + 1:]))
-    raw = [t for t in _WORD.findall(sentence) if t != "s" and not (t == "(" or t == ")")]
-    said_raw = [t for t in _WORD.findall(sentence) if t != "s"]
-    if len(said_raw) != len(said):  # a bracketed acronym in the sentence: read the qualifier from its words
-        said_raw = [t for t in raw]
-        said = [_MARK if t in ".;:!?[]" else norm(t) for t in said_raw]
-    return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(forms, said, said_raw), tuple(stems(sentence)))
+    return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(forms, said, _words(sentence)),
+                 tuple(stems(sentence)))
 
 
 def _qualifiers(forms: list[tuple[str, ...]], said: list[str], said_raw: list[str]) -> tuple[tuple[str, ...], ...]:
-    """What the sentence says the name is of: the words after "of/for/in/on" right after one of the
+    """What the sentence (``said``: its ``tokens``; ``said_raw``: the same ``_words`` as written) says the name is of: the words after "of/for/in/on" right after one of the
     name's words ("the key-value cache *of large language models* during inference"), up to a
     clause's end or a word like "during"; written as those words, their last two, or their acronym."""
     name_words = {w for form in forms for w in form}
@@ -285,7 +287,7 @@ class TextCache:
     def read(self, ids: pd.Series, texts: pd.Series, themes: list[Theme]) -> tuple[TextMatches, int]:
         """The text matches of the papers (``ids``/``texts``, same index) on ``themes``, and how many
         papers had to be read (not in the cache for some theme)."""
-        from pipeline.io.tables import write_frame
+        from pipeline.io import write_frame
 
         texts = texts.fillna("")
         keys = pd.DataFrame({"paper_id": ids.astype(str).to_numpy(),
