@@ -245,6 +245,8 @@ class ReportConfig:
     min_change: float = 1.5
     # watched themes: name = a sentence saying what it is about (report/watched.py)
     watch: tuple[tuple[str, str], ...] = ()
+    # other names of a watched theme, read as its name is: name = ["task offloading", "MEC"]
+    watch_also: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # when a paper is on a watched theme (report/watched.py; chosen on the tune halves of two labelled
     # sets, benchmarks/watched/, docs/decisions/watched-matching.md). z: how far a paper's cosine to
     # the theme's sentence lies out in the store's tail (cosine minus the mean, over the spread)
@@ -281,6 +283,7 @@ class ReportConfig:
             if name.casefold() in seen:
                 raise ConfigError(f"report.watch: {seen[name.casefold()]!r} and {name!r} are the same name")
             seen[name.casefold()] = name
+        self._check_also()
         for key in ("watch_z", "watch_z_words", "watch_z_far"):
             value = getattr(self, key)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
@@ -302,6 +305,27 @@ class ReportConfig:
         if self.publish_url and not re.match(r"https?://[^\s\"'<>]+$", self.publish_url):
             raise ConfigError(f"report.publish_url = {self.publish_url!r}: an http(s) address where reports/weekly/ is "
                               "published, or empty")
+
+    def _check_also(self) -> None:
+        import re
+
+        names = {name.casefold() for name, _ in self.watch}
+        for item in self.watch_also:
+            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+                    and isinstance(item[1], tuple) and all(isinstance(v, str) for v in item[1])):
+                raise ConfigError(f"report.watch_also: {item!r}: each entry is a watched theme's name = a list of "
+                                  'other names (in TOML: [report.watch_also] then "Edge offloading" = ["task offloading"])')
+            if item[0].casefold() not in names:
+                raise ConfigError(f"report.watch_also: {item[0]!r} is not a watched theme ([report.watch] names "
+                                  f"{', '.join(repr(n) for n, _ in self.watch) or 'none'})")
+            for other in item[1]:
+                if not re.search(r"\w\w", other):
+                    raise ConfigError(f"report.watch_also: {item[0]!r}: the other name {other!r} holds no word to look for")
+
+    def also(self) -> dict[str, tuple[str, ...]]:
+        """Each watched theme's other names, by its name as ``watch`` writes it."""
+        spelled = {name.casefold(): name for name, _ in self.watch}
+        return {spelled[name.casefold()]: others for name, others in self.watch_also}
 
 
 @dataclass(frozen=True)
@@ -345,6 +369,11 @@ def _coerce(cls: type, name: str, value: Any) -> Any:
         except ValueError:
             raise wrong("a day written YYYY-MM-DD") from None
     if typing.get_origin(base) is tuple:
+        if name == "watch_also":  # a table of names to lists of names ("name" = "one name" is a list of one)
+            if not isinstance(value, dict):
+                raise wrong('a table of names to lists of other names ("Edge offloading" = ["task offloading"])')
+            return tuple((k, (v,) if isinstance(v, str) else tuple(v) if isinstance(v, list) else v)
+                         for k, v in value.items())
         if name == "watch" or typing.get_args(base)[0] != str:  # pairs: a TOML table, or a list of pairs
             if isinstance(value, dict):  # watched themes keep the order the user wrote them in
                 return tuple(value.items()) if name == "watch" else tuple(sorted(value.items()))

@@ -61,6 +61,11 @@ def test_defaults_then_pyproject_then_file_then_overrides(tmp_path):
         ("[report]\nwatch_floor = 1.5\n", "report.watch_floor = 1.5"),
         ("[report]\nwatch_share = 2\n", "report.watch_share = 2"),
         ("[report]\nwatch_z_name = inf\n", "report.watch_z_name = inf"),
+        # other names of a watched theme: a list of text, for a theme that is watched
+        ('[report.watch]\n"Edge offloading" = "s"\n[report.watch_also]\n"MoE" = ["x y"]\n', "'MoE' is not a watched theme"),
+        ('[report.watch]\n"Edge offloading" = "s"\n[report.watch_also]\n"Edge offloading" = [3]\n', "report.watch_also"),
+        ('[report.watch]\n"Edge offloading" = "s"\n[report.watch_also]\n"Edge offloading" = ["++"]\n', "holds no word"),
+        ('[report]\nwatch_also = ["task offloading"]\n', "report.watch_also must be a table"),
         ('[report]\npublish_url = "javascript:alert(1)"\n', "report.publish_url"),
     ],
 )

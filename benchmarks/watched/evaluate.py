@@ -51,14 +51,15 @@ def load(corpus: str, work: Path) -> dict:
     from pipeline.topics.embedding.embed import EmbeddingCache, make_embedder, paper_texts
     from trends_stream import corpus_papers
 
-    watch = tomllib.loads((HERE / f"{corpus}.toml").read_text())["report"]["watch"]
+    settings = tomllib.loads((HERE / f"{corpus}.toml").read_text())["report"]
+    watch, also = settings["watch"], settings.get("watch_also", {})
     papers = corpus_papers(corpus, work).reset_index(drop=True)
     cfg = config.load(work / f"stream-{corpus}")
     embedder = make_embedder(cfg.topics)
     cache = EmbeddingCache(cfg.paths.embeddings, embedder.identity)
     vectors, _ = cache.embed(paper_texts(papers), embedder)
     sentences, _ = cache.embed(list(watch.values()), embedder)
-    themes = [theme(n, s) for n, s in watch.items()]
+    themes = [theme(n, s, also.get(n, ())) for n, s in watch.items()]
     text, _ = TextCache(work / f"watched-text-{corpus}").read(papers["paper_id"], papers["title"] + "\n" + papers["abstract"],
                                                             themes)
     labels = pd.DataFrame([json.loads(line) for line in (HERE / f"labels_{corpus}.jsonl").read_text().splitlines()])

@@ -142,7 +142,8 @@ def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa:
     papers = corpus.papers
     texts = papers[Papers.title].fillna("") + "\n" + papers[Papers.abstract].fillna("")
     return match(texts, embeddings, watch, fitted.embed_texts(cfg, list(watch.values())),
-                 limits=Thresholds.of(cfg.report), cache=TextCache(cfg.paths.watched), ids=papers[Papers.paper_id])
+                 limits=Thresholds.of(cfg.report), cache=TextCache(cfg.paths.watched), ids=papers[Papers.paper_id],
+                 also=cfg.report.also())
 
 
 def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False,

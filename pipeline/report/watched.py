@@ -110,28 +110,39 @@ class Theme:
 
     name: str
     sentence: str
-    forms: tuple[tuple[str, ...], ...]  # the name's words, and each acronym's expansion in its place
+    forms: tuple[tuple[str, ...], ...]  # the name's words (and each of ``also``'s), each acronym's expansion in its place
     qualifiers: tuple[tuple[str, ...], ...]  # any one of these written: the definition's qualifier (none: no qualifier)
     words: tuple[str, ...]  # the sentence's content stems
+    also: tuple[str, ...] = ()  # other names the user gave it (``[report.watch_also]``), read as the name is
 
     @property
     def key(self) -> str:
-        """What the cached text matches of this theme are kept under (name, sentence, rules' version)."""
-        return hashlib.sha1(f"{VERSION}\0{','.join(FIELDS)}\0{self.name}\0{self.sentence}".encode()).hexdigest()[:16]
+        """What the cached text matches of this theme are kept under (name, other names, sentence, rules'
+        version)."""
+        names = "\0".join((self.name, *self.also))
+        return hashlib.sha1(f"{VERSION}\0{','.join(FIELDS)}\0{names}\0{self.sentence}".encode()).hexdigest()[:16]
 
 
-def theme(name: str, sentence: str) -> Theme:
-    """The variants of ``name``, the qualifier of ``sentence`` and its content words."""
-    raw = re.findall(r"\w+", name)
+def _is_acronym(word: str) -> bool:
+    return len(word) >= 2 and sum(c.isupper() for c in word) >= 2  # KV, MoE, LLM, GPUs
+
+
+def theme(name: str, sentence: str, also: tuple[str, ...] | list[str] = ()) -> Theme:
+    """The variants of ``name`` and of each of its other names ``also``, the qualifier of ``sentence``
+    and its content words."""
     said = tokens(sentence)
-    words = [norm(w) for w in raw]
-    forms = [tuple(words)]
-    for i, (w, r) in enumerate(zip(words, raw)):
-        if len(r) >= 2 and sum(c.isupper() for c in r) >= 2:  # an acronym: KV, MoE, LLM
-            for run in _acronym_expansions(w, said):
-                forms.append(tuple(words[:i] + run + words[i + 1:]))
+    forms = []
+    for each in (name, *also):
+        raw = re.findall(r"\w+", each)
+        words = [norm(w) for w in raw]
+        forms.append(tuple(words))
+        for i, (w, r) in enumerate(zip(words, raw)):
+            if _is_acronym(r):
+                for run in _acronym_expansions(w, said):
+                    forms.append(tuple(words[:i] + run + words[i + 1:]))
+    forms = [f for f in forms if f]
     return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(forms, said, _words(sentence)),
-                 tuple(stems(sentence)))
+                 tuple(stems(sentence)), tuple(also))
 
 
 def _qualifiers(forms: list[tuple[str, ...]], said: list[str], said_raw: list[str]) -> tuple[tuple[str, ...], ...]:
@@ -170,9 +181,11 @@ class Doc:
         self.at: dict[str, list[int]] = {}
         for i, w in enumerate(self.words):
             self.at.setdefault(w, []).append(i)
+        self.prefixes = {w[:k] for w in self.at for k in range(1, len(w) + 1)}
 
     def has_stem(self, stem: str) -> bool:
-        return any(w.startswith(stem) for w in self.at)
+        """Whether a word of the paper begins with ``stem``."""
+        return stem in self.prefixes
 
 
 def _follows(seq: tuple[str, ...], words: list[str], start: int, gap: int) -> int | None:
@@ -397,12 +410,14 @@ def decide(text: TextMatches, cosine: np.ndarray, limits: Thresholds = Threshold
 
 
 def match(texts: pd.Series, vectors: np.ndarray, watch: dict[str, str], sentence_vectors: np.ndarray, *,
-          limits: Thresholds = Thresholds(), cache: TextCache | None = None, ids: pd.Series | None = None) -> Matches:
+          limits: Thresholds = Thresholds(), cache: TextCache | None = None, ids: pd.Series | None = None,
+          also: dict[str, tuple[str, ...]] | None = None) -> Matches:
     """For each paper (rows of ``texts``, each its title, a newline and its abstract, and of
     ``vectors``) and watched theme (by name): whether it is on the theme, by its name or by
     closeness, and its calibrated cosine ``z`` to the theme's sentence. With a ``cache`` (and the
-    papers' ``ids``) the text of papers read before is not read again."""
-    themes = [theme(n, s) for n, s in watch.items()]
+    papers' ``ids``) the text of papers read before is not read again. ``also``: other names of a
+    theme (by its name), read as the name is."""
+    themes = [theme(n, s, (also or {}).get(n, ())) for n, s in watch.items()]
     if cache is not None and ids is not None:
         text, _ = cache.read(ids, texts, themes)
     else:

@@ -51,6 +51,19 @@ def test_the_name_is_read_in_its_usual_variants():
         assert not written(*name, text), text
 
 
+def test_other_names_are_read_as_the_name_is(tmp_path):
+    edge = ("Edge offloading", "offloading computation from devices to edge servers")
+    text = "\nWe study task-offloading from phones to nearby servers."
+    assert read_text(Doc(text), theme(*edge))[0] == 0
+    assert read_text(Doc(text), theme(*edge, ("task offloading", "MEC")))[0] == 1
+    assert read_text(Doc("\nA MEC testbed"), theme(*edge, ("task offloading", "MEC")))[0] == 1
+    # the config's spelling of the name need not match; other names are another theme to the cache
+    path = tmp_path / "w.toml"
+    path.write_text('[report.watch]\n"Edge offloading" = "s"\n[report.watch_also]\n"edge Offloading" = "MEC"\n')
+    assert config.load(tmp_path, path).report.also() == {"Edge offloading": ("MEC",)}
+    assert theme(*edge).key != theme(*edge, ("MEC",)).key
+
+
 def test_the_definitions_qualifier_must_be_written_beside_the_name():
     t = theme(*KV)
     assert ("llm",) in t.qualifiers and ("languag", "model") in t.qualifiers  # "language models", as matching reads it
