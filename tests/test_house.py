@@ -67,3 +67,21 @@ def test_disk_io_goes_through_pipeline_io():
 def _is_frame_rename(node: ast.Call) -> bool:
     """``frame.rename(columns=...)``: a table's columns, not a file."""
     return any(k.arg in ("columns", "index") for k in node.keywords)
+
+
+def test_a_themes_label_changes_only_in_naming_lifecycle():
+    """Once chosen, a label changes in one documented step (``naming/lifecycle.py``): no other module of
+    ``pipeline/topics/`` assigns to a theme's label (``<state>.labels[t] = …``, ``<state>.labels = …``)."""
+    found = []
+    for path in sorted((REPO / "pipeline" / "topics").rglob("*.py")):
+        if path.name == "lifecycle.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, (ast.AugAssign, ast.AnnAssign)) else []
+            for target in targets:
+                for part in ast.walk(target):
+                    where = part.value if isinstance(part, ast.Subscript) else part
+                    if isinstance(where, ast.Attribute) and where.attr == "labels":
+                        found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not found, found

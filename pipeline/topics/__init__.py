@@ -47,7 +47,7 @@ import importlib
 # importing one module (the embedder on a cluster's worker, say) does not import the clustering
 _FROM = {"make_embedder": "embedding.embed", "paper_texts": "embedding.embed", "fit": "clustering.fitting",
          "update": "weekly.incremental", "name_run": "naming.names", "run": "stage", "RunResult": "state",
-         "State": "state", "distinct_labels": "state", "read_lineage": "tables"}
+         "State": "state", "distinct": "naming.lifecycle", "read_lineage": "tables"}
 __all__ = sorted(_FROM)
 
 

@@ -128,27 +128,6 @@ class RunResult:
     to_name: list = field(default_factory=list)
 
 
-def distinct_labels(state: State) -> None:
-    """Make the state's theme labels unique whatever the data (``topic_info`` requires it): a label
-    already taken by a smaller-numbered theme gains a keyword, or else the theme number."""
-    used: set[str] = set()
-    for t in sorted(state.labels):
-        label = state.labels[t] or f"Theme {t}"
-        state.labels[t] = unique_label(label, state.words.get(t, []), used, t)
-        used.add(state.labels[t])
-    for row in state.tree:
-        if row.get("topic") is not None and row["node"].startswith("theme:"):
-            row["label"] = state.labels.get(int(row["topic"]), row.get("label"))
-
-
-def unique_label(label: str, words: list[tuple[str, float]], used: set[str], topic: int) -> str:
-    if label not in used:
-        return label
-    extra = next((w for w, _ in words if w.lower() not in label.lower()), None)
-    candidate = f"{label} ({extra})" if extra else f"{label} ({topic})"
-    return candidate if candidate not in used else f"{label} ({topic})"
-
-
 def utc_now() -> str:
     """Now, UTC, to the second, ISO 8601: the time a fit or an update is recorded under."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()

@@ -216,7 +216,7 @@ def test_labels_are_made_distinct_before_they_are_written():
                          labels={0: "GPU kernels", 1: "GPU kernels", 2: ""}, embedder="x", next_id=3, fitted_at="",
                          tree=[{"node": "theme:1", "parent": None, "level": "theme", "topic": 1, "area": 0,
                                 "size": 1, "distance": 0.0, "label": "GPU kernels"}])
-    topics.distinct_labels(state)
+    topics.distinct(state)
     assert len(set(state.labels.values())) == 3 and state.labels[0] == "GPU kernels"
     assert state.labels[1] == "GPU kernels (1)" and state.labels[2] == "Theme 2"
     assert state.tree[0]["label"] == state.labels[1]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.topics.state import State, described, distinct_labels, unique_label
+from pipeline.topics.naming.lifecycle import distinct, unique
+from pipeline.topics.state import State, described
 
 
 def state() -> State:
@@ -30,12 +31,12 @@ def test_a_state_saved_and_loaded_is_the_same_state(tmp_path):
 
 
 def test_labels_are_made_unique_by_a_keyword_then_by_the_theme_number():
-    assert unique_label("Consensus", [("raft", 1.0)], {"Consensus"}, 7) == "Consensus (raft)"
-    assert unique_label("Consensus", [("consensus", 1.0)], {"Consensus"}, 7) == "Consensus (7)"
-    assert unique_label("Raft", [], set(), 7) == "Raft"
+    assert unique("Consensus", [("raft", 1.0)], {"Consensus"}, 7) == "Consensus (raft)"
+    assert unique("Consensus", [("consensus", 1.0)], {"Consensus"}, 7) == "Consensus (7)"
+    assert unique("Raft", [], set(), 7) == "Raft"
     s = state()
     s.labels[3] = "Federated learning"
-    distinct_labels(s)
+    distinct(s)
     assert s.labels == {0: "Federated learning", 3: "Federated learning (consensus)"}
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.state import RunResult, Change, State, described, unique_label, utc_now
+from pipeline.topics.naming import lifecycle
+from pipeline.topics.state import RunResult, Change, State, described, utc_now
 from pipeline.topics.clustering.refit import keep_placed
 from pipeline.topics.naming.words import Embed
 
@@ -132,11 +133,8 @@ def identities(model, embeddings: np.ndarray, paper_ids: list[str], old_topics: 
         threshold=threshold, next_id=previous.next_id,
     )
     ids = result.ids
-    labels, used = {}, set()
-    for t in sorted(ids, key=lambda t: t not in result.matched):  # kept labels first
-        label = previous.labels[result.matched[t]] if t in result.matched else model.labels_[t]
-        labels[ids[t]] = unique_label(label, model.words_[t], used, ids[t])
-        used.add(labels[ids[t]])
+    labels = lifecycle.carried(model.labels_, {t: previous.labels[old] for t, old in result.matched.items()},
+                               model.words_, ids)
     return Identities(ids, result.lineage, labels, max([previous.next_id, *[i + 1 for i in ids.values()]]))
 
 

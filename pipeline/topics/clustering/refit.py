@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.config import TopicsConfig
-from pipeline.topics.state import Change, State, unique_label
+from pipeline.topics.naming import lifecycle
+from pipeline.topics.state import Change, State
 
 log = logging.getLogger(__name__)
 
@@ -151,11 +152,7 @@ def _revive(state: State, previous: State, revived: list[int]) -> None:
         state.support[t] = previous.support.get(t, 0.0)
         if t in previous.born:
             state.born[t] = previous.born[t]
-        clash = next((u for u, label in state.labels.items() if label == previous.labels[t]), None)
-        state.labels[t] = previous.labels[t]
-        if clash is not None:
-            state.labels[clash] = unique_label(state.labels[clash], state.words.get(clash, []),
-                                                set(state.labels.values()), clash)
+        lifecycle.restore(state, t, previous.labels[t])
 
 
 def _drop(state: State, topics: np.ndarray, small: list[int]) -> np.ndarray:

@@ -23,7 +23,7 @@ writes would mislead.
 
 Each request holds what things were when it was made, so naming later names the same. Every
 request is put to ``label.name_groups`` the same way (``_Ask``) and its answer applied to the state.
-The theme labels are then made unique (``state.distinct_labels``).
+The theme labels are then made unique (``lifecycle.distinct``: the one place a label changes once chosen).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ import numpy as np
 from pipeline.config import TopicsConfig
 from pipeline.topics.naming.candidates import MIN_WORDS, Candidate
 from pipeline.topics.naming.label import Accept, Named, name_groups
-from pipeline.topics.state import RunResult, Change, State, described, distinct_labels, unique_label
+from pipeline.topics.naming import lifecycle
+from pipeline.topics.state import RunResult, Change, State, described
 from pipeline.topics.naming.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
 from pipeline.topics.naming.words import LabelCorpus, Embed, WordIndex, content_words
 
@@ -161,7 +162,7 @@ def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], 
         result.forming = [dataclasses.replace(f, label=tentative.get(f.key, f.label)) for f in result.forming]
         state.forming = [{**kept, "label": f.label} for kept, f in zip(state.forming, result.forming, strict=True)]
     result.to_name = []
-    distinct_labels(state)
+    lifecycle.distinct(state)
 
 
 def _ask(job: ToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:
@@ -234,9 +235,9 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
     t = job.theme
     words = ctfidf_words(texts, groups, cfg)
     words = rerank_by_coverage({t: words.get(t, [])}, texts, groups, cfg)[t]
-    label = unique_label(named.label, words, {v for u, v in state.labels.items() if u != t}, t)
-    before = state.labels.get(t)
-    state.labels[t], state.words[t] = label, words
+    state.words[t] = words
+    before = lifecycle.relabel(state, t, named.label)
+    label = state.labels[t]
     if before is not None and before != label:
         _areas_follow(state, before, label)
     state.descriptions[t] = described(label, named.description)
