@@ -3,7 +3,7 @@ author's series or a category's deadline wave is.
 
 Reads the weekly flow of ``benchmarks/trends_stream.py`` (the store as each Monday's report saw it:
 every paper's theme and each theme's area, week by week) and tests each report week with
-``pipeline.report.movement`` exactly as ``paper-trends report weekly`` does (themes, areas, the
+``pipeline.report.statistics.movement`` exactly as ``paper-trends report weekly`` does (themes, areas, the
 categories' mix, and watched themes where a scenario has them; every horizon; author groups;
 the false discovery rate held within each family).
 
@@ -144,7 +144,7 @@ def _pairs(stream: Stream, w: World) -> tuple[np.ndarray, np.ndarray]:
 
 def levels_at(stream: Stream, t: int, w: World):  # noqa: ANN201 - list of movement.Units
     """The Units the report of week index ``t`` tests in world ``w``."""
-    from pipeline.report.movement import units_of
+    from pipeline.report.statistics.movement import units_of
     from pipeline.voice import evidence_of
 
     first = max(0, t - HISTORY)
@@ -216,7 +216,7 @@ def _authors_of(stream: Stream, w: World) -> list:
 
 def report_table(stream: Stream, t: int, w: World, cfg) -> pd.DataFrame:  # noqa: ANN001
     """Every test the report of week index ``t`` makes in world ``w``."""
-    from pipeline.report.movement import movement
+    from pipeline.report.statistics.movement import movement
 
     table = movement(levels_at(stream, t, w), stream.all_weeks[t], cfg, estimates=False)
     table.attrs["tests"] = int((table["family"] == "report").sum())
@@ -294,7 +294,7 @@ def planted_flags(stream: Stream, members: np.ndarray, k: int, factor: float, se
 
 
 def _planted_share(stream: Stream, t: int, keep: np.ndarray, members: np.ndarray, row) -> float:  # noqa: ANN001
-    from pipeline.report.movement import horizons
+    from pipeline.report.statistics.movement import horizons
 
     h = {x.name: x for x in horizons()}.get(row.horizon)
     recent = 1 if h is None else h.recent
@@ -309,7 +309,7 @@ def _planted_share(stream: Stream, t: int, keep: np.ndarray, members: np.ndarray
 def series_run(stream: Stream, theme: int, k: int, span: int, size: int, own: bool, seed: int, cfg,  # noqa: ANN001
                last: int) -> dict:
     """One planted series (see the module docstring): named as a mover? in the series line?"""
-    from pipeline.report.weekly import series_of
+    from pipeline.report.week.weekly import series_of
 
     rng = np.random.default_rng(seed)
     pool = np.flatnonzero(stream.final == theme)

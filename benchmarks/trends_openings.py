@@ -39,8 +39,8 @@ def half_one_author(papers: pd.DataFrame) -> str | None:
 
 
 def check(report, papers: pd.DataFrame, area_of: dict[int, int]) -> dict:  # noqa: ANN001 - weekly.WeeklyReport
-    from pipeline.report.digest import OPENING_UNITS, Budget, opening
-    from pipeline.report.movement import horizons
+    from pipeline.report.week.digest import OPENING_UNITS, Budget, opening
+    from pipeline.report.statistics.movement import horizons
 
     budget = Budget()
     text = " ".join(opening(report, budget))
@@ -85,7 +85,7 @@ def main() -> None:
     args = ap.parse_args()
     from pipeline.config import ReportConfig
     from pipeline.report import data
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.weekly import build_week
     from trends_stream import corpus_papers
 
     cfg = ReportConfig() if args.min_change is None else ReportConfig(min_change=args.min_change)

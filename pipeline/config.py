@@ -232,7 +232,7 @@ class FetchConfig:
 @dataclass(frozen=True)
 class ReportConfig:
     """``paper-trends report``: how the weekly report decides that a theme, an area or a watched
-    theme moved (``report/movement.py``: at the horizons of ``movement.HORIZONS``, this week against
+    theme moved (``report/statistics/movement.py``: at the horizons of ``movement.HORIZONS``, this week against
     the ``window`` weeks before and longer spans; exact conditional binomial tests of two Poisson rates, the false
     discovery rate held at ``alpha`` over every test of the report), and the themes the user watches."""
 

@@ -13,7 +13,8 @@ import pandas as pd
 
 from pipeline.config import Config, as_dict
 from pipeline.io import TableError, atomic_folder, read_table, write_text
-from pipeline.report import data, feed, plots
+from pipeline.report import data, plots
+from pipeline.report.week import feed
 from pipeline.report.load import load_corpus, load_embeddings, require_tables
 from pipeline.report.render import render, save_figures
 from pipeline.schemas import Papers
@@ -67,8 +68,8 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     """Write the weekly report for ``week`` (default: the latest ISO week that has ended and has papers),
     by theme (grouped under areas) or, with ``level="area"``, by area into ``<week>-areas/``; skipped
     when the same report of the same tables is already written, unless ``force``."""
-    from pipeline.report.digest import opening, to_markdown
-    from pipeline.report.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, build_week
+    from pipeline.report.week.digest import opening, to_markdown
+    from pipeline.report.week.weekly import COLUMNS, MOST_MOVERS, PHRASES, READ, build_week
     from pipeline.voice import SERIES_PAPERS
 
     start = time.perf_counter()
@@ -153,9 +154,9 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     survey of the same tables is already written, unless ``force``."""
     import numpy as np
 
-    from pipeline.report.explore import map_html
-    from pipeline.report.movement import phrases, spans_text
-    from pipeline.report.survey import build_survey, map_page, to_markdown
+    from pipeline.report.landscape.explore import map_html
+    from pipeline.report.statistics.movement import phrases, spans_text
+    from pipeline.report.landscape.survey import build_survey, map_page, to_markdown
 
     start = time.perf_counter()
     corpus = load_corpus(cfg)

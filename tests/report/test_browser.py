@@ -117,7 +117,7 @@ def test_map_shows_hostile_text_as_text(tmp_path):
     import numpy as np
     import pandas as pd
 
-    from pipeline.report.explore import map_data, map_html
+    from pipeline.report.landscape.explore import map_data, map_html
 
     chromium()
     hostile = '</script><img src=x onerror="window.pwned=1"><b>Bold</b> & splatting'
@@ -155,7 +155,7 @@ def test_every_theme_of_two_percent_is_named_at_the_first_zoom_even_when_crowded
     import numpy as np
     import pandas as pd
 
-    from pipeline.report.explore import map_data, map_html
+    from pipeline.report.landscape.explore import map_data, map_html
     from tests.cdp import Page
 
     chromium()

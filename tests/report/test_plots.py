@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.report.mapplot import spread_labels
+from pipeline.report.landscape.mapplot import spread_labels
 
 
 def test_map_labels_are_moved_apart_until_no_two_boxes_overlap():
@@ -27,7 +27,7 @@ def test_theme_history_marks_births_splits_and_ends():
 
     from pipeline.report import plots
     from pipeline.report.data import Corpus
-    from pipeline.report.survey import theme_events
+    from pipeline.report.landscape.survey import theme_events
 
     lineage = pd.DataFrame([
         {"run": "r1", "from_topic": None, "to_topic": 0, "relation": "new", "mode": "fit", "week": "2025-W01"},
@@ -133,7 +133,7 @@ def test_area_treemap_draws_an_area_too_flat_to_hold_its_themes():
 
 
 def test_pack_leaves_no_two_discs_overlapping_and_keeps_sides():
-    from pipeline.report.survey import pack
+    from pipeline.report.landscape.survey import pack
 
     rng = np.random.default_rng(1)
     places = rng.normal(size=(12, 2)) * 0.01  # all on top of each other
@@ -147,7 +147,7 @@ def test_pack_leaves_no_two_discs_overlapping_and_keeps_sides():
 
 
 def test_map_layout_gives_each_area_its_own_region():
-    from pipeline.report.survey import landmark_layout
+    from pipeline.report.landscape.survey import landmark_layout
 
     rng = np.random.default_rng(0)
     # six themes in two areas; themes 0 and 3 are the closest pair across the areas
@@ -173,8 +173,8 @@ def test_map_data_escapes_the_script_element_and_keeps_every_paper():
 
     import pandas as pd
 
-    from pipeline.report.explore import map_data, script_json
-    from pipeline.report.mapplot import hull
+    from pipeline.report.landscape.explore import map_data, script_json
+    from pipeline.report.landscape.mapplot import hull
 
     text = script_json({"title": "</script><script>alert(1)</script> & \u2028"})
     assert "<" not in text and ">" not in text and "&" not in text

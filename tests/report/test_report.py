@@ -74,7 +74,7 @@ def test_empty_week_says_so(themed):
     html = (themed.paths.reports / "weekly" / "2026-W21" / "index.html").read_text()
     assert "No papers were published in 2026-W21" in html
     assert "Themes this week" not in html  # no empty table
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.weekly import build_week
 
     empty = build_week(report.load_corpus(themed), data.monday_of("2024-W10"))
     assert "categories" not in empty.figures and "movers" not in empty.figures  # nothing to draw, none drawn
@@ -119,7 +119,7 @@ def test_single_theme_corpus_reports_plainly(tmp_path, hash_embedder, monkeypatc
     monkeypatch.setattr("pipeline.topics.embedding.embed.make_embedder", lambda c: hash_embedder)
     report.write_weekly(cfg, "2025-W02")
     report.write_survey(cfg)
-    from pipeline.report.survey import build_survey
+    from pipeline.report.landscape.survey import build_survey
 
     corpus = report.load_corpus(cfg)
     centroids = {0: np.ones(64, dtype=np.float32) / 8}
@@ -133,7 +133,7 @@ def test_weekly_themes_are_grouped_under_their_areas_and_areas_can_replace_them(
     info = read_table(themed.paths.topic_info, TopicInfo)
     report.write_weekly(themed, "2026-W24")
     html = (themed.paths.reports / "weekly" / "2026-W24" / "index.html").read_text()
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.weekly import build_week
 
     built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     week_areas = {area for area, _, _ in built.groups}
@@ -199,7 +199,7 @@ def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
     md = (folder / "report.md").read_text()
     assert f"**New: {label}**" in md.replace("\\", "")
     # a theme is not new in the weeks after its birth
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.weekly import build_week
 
     later = build_week(report.load_corpus(themed), data.monday_of("2026-W25"))
     assert later.born == {} and born not in later.by_status("new")["topic"].tolist()
@@ -275,7 +275,7 @@ def test_a_survey_day_that_is_none_names_the_option(themed, option, value):
 
 
 def test_a_report_that_fails_midway_leaves_the_previous_one_whole(themed, monkeypatch):
-    from pipeline.report import digest
+    from pipeline.report.week import digest
 
     report.write_weekly(themed, "2026-W24")
     folder = themed.paths.reports / "weekly" / "2026-W24"
@@ -318,8 +318,8 @@ def test_groups_still_forming_are_shown_as_such(themed):
 
 
 def test_the_weekly_report_opens_with_a_paragraph_that_names_movers_or_what_it_would_take(themed):
-    from pipeline.report.digest import opening
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.digest import opening
+    from pipeline.report.week.weekly import build_week
 
     built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     sentences = opening(built)
@@ -366,7 +366,7 @@ def test_a_report_of_unchanged_tables_is_skipped_unless_forced(themed, hash_embe
 
 
 def test_the_category_chart_says_how_many_papers_of_the_week_list_no_category(themed):
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.weekly import build_week
 
     # the digest's five papers of 2026-W24 carry no arXiv category: no chart at all (the page says why)
     week = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
@@ -403,7 +403,7 @@ def test_the_weekly_report_lists_this_weeks_papers_that_wait_for_a_theme(themed)
 
 
 def test_a_window_longer_than_the_quarter_counts_every_week_of_it(themed):
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.weekly import build_week
 
     corpus = report.load_corpus(themed)
     monday = data.monday_of("2026-W24")
@@ -417,8 +417,8 @@ def test_a_window_longer_than_the_quarter_counts_every_week_of_it(themed):
 
 
 def test_a_theme_that_went_quiet_is_said_once_not_also_among_the_movers(themed):
-    from pipeline.report.digest import opening, to_markdown
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.digest import opening, to_markdown
+    from pipeline.report.week.weekly import build_week
 
     built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     topic = int(built.trend["topic"].iloc[0])
@@ -454,8 +454,8 @@ def test_a_theme_one_author_carries_is_shown_as_such():
 
 
 def test_one_authors_series_this_month_is_said_in_its_own_line_not_among_the_movers(themed):
-    from pipeline.report.digest import opening, to_markdown
-    from pipeline.report.weekly import build_week, series_of
+    from pipeline.report.week.digest import opening, to_markdown
+    from pipeline.report.week.weekly import build_week, series_of
 
     corpus = report.load_corpus(themed)
     monday = data.monday_of("2026-W24")
@@ -500,7 +500,7 @@ def test_papers_that_share_an_author_in_a_group_are_one_piece_of_evidence():
 
 
 def test_the_survey_says_which_theme_is_mostly_one_authors():
-    from pipeline.report.survey import Survey, to_markdown
+    from pipeline.report.landscape.survey import Survey, to_markdown
 
     themes = pd.DataFrame({"label": ["Category mistake", "Consensus"], "description": ["", ""],
                            "size_in_period": [12, 30], "delta": [float("nan")] * 2,
@@ -526,7 +526,7 @@ def test_the_report_path_printed_opens_from_where_the_user_stands(tmp_path, monk
 
 
 def test_the_surveys_fastest_growing_and_shrinking_follow_the_weekly_reports_rules():
-    from pipeline.report.survey import fastest, growth_table
+    from pipeline.report.landscape.survey import fastest, growth_table
 
     rng = np.random.default_rng(0)
     mondays = list(pd.date_range("2025-06-02", periods=24, freq="7D", tz="UTC"))
@@ -558,8 +558,8 @@ def test_the_surveys_fastest_growing_and_shrinking_follow_the_weekly_reports_rul
 
 
 def test_the_opening_leads_with_what_started_names_at_most_six_and_says_the_rest_once(themed):
-    from pipeline.report.digest import OPENING_UNITS, Budget, opening
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.digest import OPENING_UNITS, Budget, opening
+    from pipeline.report.week.weekly import build_week
 
     built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
     topics = list(range(100, 108))

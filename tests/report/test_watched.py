@@ -164,8 +164,8 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     assert "on watched themes" in result.counts
     corpus = report.load_corpus(watched)
     from pipeline.report.stage import watched_matches
-    from pipeline.report.digest import opening
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.digest import opening
+    from pipeline.report.week.weekly import build_week
 
     matches = watched_matches(watched, corpus)
     built = build_week(corpus, report.data.monday_of("2026-W20"), watched.report, watched=matches)
@@ -211,7 +211,7 @@ def test_the_feed_is_atom_with_an_entry_linking_to_every_weekly_report(watched):
     other = watched.paths.root / "elsewhere"
     (other / "2026-W24").mkdir(parents=True)
     (other / "2026-W24" / "summary.json").write_text('{"week": "2026-W24", "opening": "x", "updated": "2026-06-15T00:00:00Z"}')
-    from pipeline.report.feed import feed
+    from pipeline.report.week.feed import feed
 
     assert feedparser.parse(feed(other)).entries[0].id not in ids
 
@@ -263,7 +263,7 @@ def test_the_feed_escapes_text_from_the_data_and_can_link_where_the_reports_are_
 
     import feedparser
 
-    from pipeline.report.feed import feed
+    from pipeline.report.week.feed import feed
 
     (tmp_path / "2026-W24").mkdir()
     (tmp_path / "2026-W24" / "summary.json").write_text(json.dumps({
@@ -281,9 +281,9 @@ def test_the_feed_escapes_text_from_the_data_and_can_link_where_the_reports_are_
 
 
 def test_a_horizon_added_in_the_one_place_is_said_in_the_report_and_the_survey(watched, monkeypatch):
-    from pipeline.report import movement
+    from pipeline.report.statistics import movement
     from pipeline.report.stage import watched_matches
-    from pipeline.report.weekly import build_week
+    from pipeline.report.week.weekly import build_week
 
     monkeypatch.setattr(movement, "HORIZONS", movement.HORIZONS + (("half", 26, 26, "over half a year"),))
     corpus = report.load_corpus(watched)

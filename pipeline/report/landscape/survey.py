@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from pipeline.report import mapplot, plots
+from pipeline.report import plots
+from pipeline.report.landscape import mapplot
 from pipeline.dates import week_label
 from pipeline.report.data import (
     Corpus,
@@ -161,8 +162,8 @@ def growth_table(period: pd.DataFrame, mondays: list[pd.Timestamp], cfg: ReportC
     growing. One row per theme with papers: the raw shares (``first_share``, ``last_share``,
     ``delta``) and, where tested, the shrunk ratio (``estimate``, ``low``, ``high``), ``q_value``,
     ``mover``, ``carried`` and ``eligible`` (may be listed among the fastest-growing or shrinking)."""
-    from pipeline.report.levels import placed_units
-    from pipeline.report.movement import compare
+    from pipeline.report.statistics.levels import placed_units
+    from pipeline.report.statistics.movement import compare
 
     third = max(1, len(mondays) // 3)
     first, last = mondays[:third], mondays[-third:]
@@ -228,8 +229,8 @@ def watched_section(papers: pd.DataFrame, inside: pd.Series, watched: Matches, c
     period's last week (the weeks before it included, the ones after it not), and the papers to read
     (the closest to its sentence first); and the weekly counts of the period's papers on each
     watched theme (rows: Mondays)."""
-    from pipeline.report.levels import watched_units
-    from pipeline.report.movement import movement
+    from pipeline.report.statistics.levels import watched_units
+    from pipeline.report.statistics.movement import movement
     from pipeline.report.watched import weekly_counts
 
     names = watched.names
@@ -346,7 +347,7 @@ def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np
 
 def map_page(s: Survey) -> dict:
     """The data of the survey's interactive map (``explore.map_data``)."""
-    from pipeline.report.explore import map_data
+    from pipeline.report.landscape.explore import map_data
 
     shown = int((s.themes["size_in_period"] > 0).sum())
     within = f" in {len(s.groups)} areas" if s.level == "theme" and s.areas else ""

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.report import questions as q
+from pipeline.report.landscape import questions as q
 from pipeline.report.data import Corpus
 
 

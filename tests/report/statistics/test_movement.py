@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.report.movement import (
+from pipeline.report.statistics.movement import (
     change_test,
     horizons,
     movement,
@@ -22,7 +22,7 @@ from pipeline.report.movement import (
     weeks_of,
 )
 from pipeline.config import ReportConfig
-from pipeline.report.trends import benjamini_hochberg, rate_test
+from pipeline.report.statistics.trends import benjamini_hochberg, rate_test
 
 MONDAY = pd.Timestamp("2025-12-15", tz="UTC")
 WEEKS = [MONDAY - pd.Timedelta(weeks=w) for w in range(26, -1, -1)]
@@ -279,8 +279,8 @@ def test_what_it_would_take_is_the_first_count_that_passes():
 
 
 def test_a_horizon_added_in_the_one_place_is_tested_and_read_far_enough_back(monkeypatch):
-    from pipeline.report import movement as module
-    from pipeline.report.weekly import PHRASES
+    from pipeline.report.statistics import movement as module
+    from pipeline.report.week.weekly import PHRASES
 
     monkeypatch.setattr(module, "HORIZONS", module.HORIZONS + (("half", 26, 26, "over half a year"),))
     assert [h.name for h in horizons()] == ["week", "month", "quarter", "half"]

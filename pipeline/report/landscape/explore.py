@@ -21,7 +21,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from pipeline.report.mapplot import region
+from pipeline.report.landscape.mapplot import region
 from pipeline.report.plots import GREY, theme_color
 from pipeline.report.render import safe_urls
 from pipeline.schemas import Papers

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pipeline.report.movement import Units, units_of, week_unit_evidence
+from pipeline.report.statistics.movement import Units, units_of, week_unit_evidence
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers
 

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from pipeline.config import ReportConfig
-from pipeline.report.trends import benjamini_hochberg, rate_test, trends
+from pipeline.report.statistics.trends import benjamini_hochberg, rate_test, trends
 
 WEEK = pd.Timestamp("2025-06-02", tz="UTC")  # a Monday
 PAST = [WEEK - pd.Timedelta(weeks=w) for w in range(8, 0, -1)]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 
 from pipeline.dates import week_label
-from pipeline.report.movement import horizons
-from pipeline.report.weekly import LEVEL_NOUN, MOST_MOVERS, PHRASES, READ, WeeklyReport
+from pipeline.report.statistics.movement import horizons
+from pipeline.report.week.weekly import LEVEL_NOUN, MOST_MOVERS, PHRASES, READ, WeeklyReport
 
 
 def names(labels: list[str], most: int = 3) -> str:

@@ -26,12 +26,12 @@ from pipeline.report.data import (
     theme_by_category,
     weekly_topic_counts,
 )
-from pipeline.report.levels import report_levels
-from pipeline.report.movement import history as movement_history
-from pipeline.report.movement import ENDED_WEEKS, horizons, movement, movers, needed, since, weeks_of
-from pipeline.report.movement import phrases as movement_phrases
+from pipeline.report.statistics.levels import report_levels
+from pipeline.report.statistics.movement import history as movement_history
+from pipeline.report.statistics.movement import ENDED_WEEKS, horizons, movement, movers, needed, since, weeks_of
+from pipeline.report.statistics.movement import phrases as movement_phrases
 from pipeline.config import ReportConfig
-from pipeline.report.trends import trailing_weeks, trends, week_range
+from pipeline.report.statistics.trends import trailing_weeks, trends, week_range
 from pipeline.report.watched import Matches
 from pipeline.schemas import Papers, TopicInfo
 from pipeline.voice import SERIES_PAPERS

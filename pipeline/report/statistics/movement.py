@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import ReportConfig
-from pipeline.report.trends import benjamini_hochberg
+from pipeline.report.statistics.trends import benjamini_hochberg
 from pipeline.voice import one_voice
 
 ENDED_WEEKS = 4  # a unit with no paper in this many last weeks is not rising at any horizon
