@@ -15,7 +15,7 @@ import pytest
 from pipeline.config import TopicsConfig
 from pipeline.topics.embedding import hardware
 from tests.helpers import REPO, cleaned_copy
-from tests.topics.clustering.test_model import corpus
+from tests.topics.three_themes import corpus
 
 MAX_SETTINGS = 35
 

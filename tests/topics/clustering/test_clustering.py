@@ -12,7 +12,7 @@ import pytest
 from pipeline.config import TopicsConfig
 from pipeline.topics.clustering.components import LAYOUTS, layout_seeds, scaled, umap_class
 from pipeline.topics.clustering.model import ThemeModel
-from tests.topics.clustering.test_model import corpus
+from tests.topics.three_themes import corpus
 
 CFG = TopicsConfig()
 

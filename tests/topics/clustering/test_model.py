@@ -7,36 +7,9 @@ import pytest
 
 from pipeline.config import TopicsConfig
 from pipeline.topics.clustering.model import Naming, Placement, ThemeModel, central, consolidate, links
+from tests.topics.three_themes import corpus
 
 CFG = TopicsConfig()
-
-# three themes with their own vocabulary, and embeddings that are three tight blobs
-THEMES = {
-    "federated learning": "Federated learning trains models across clients; federated averaging handles non-IID client data and privacy.",
-    "gpu kernels": "GPU kernels for sparse matrix multiplication; the CUDA kernels use tensor cores and shared memory tiling.",
-    "edge offloading": "Edge offloading moves inference tasks from mobile devices to edge servers to cut latency and energy.",
-}
-
-
-def corpus(per_theme: int = 40, seed: int = 0) -> tuple[list[str], np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    docs, vectors, truth = [], [], []
-    centers = rng.normal(size=(len(THEMES), 32))
-    for k, (name, text) in enumerate(THEMES.items()):
-        for i in range(per_theme):
-            docs.append(f"{name.title()} study {i}. {text} Variant {i} of the setup.")
-            vectors.append(centers[k] + 0.05 * rng.normal(size=32))
-            truth.append(k)
-    vectors = np.asarray(vectors, dtype=np.float32)
-    return docs, vectors / np.linalg.norm(vectors, axis=1, keepdims=True), np.array(truth)
-
-
-@pytest.fixture(scope="session")
-def fitted() -> tuple[ThemeModel, list[str], np.ndarray, np.ndarray]:
-    """The three themes fitted once with the defaults, for the tests that only read the model."""
-    docs, vectors, truth = corpus()
-    return ThemeModel.from_config(CFG).fit(docs, vectors), docs, vectors, truth
-
 
 def test_fit_finds_the_three_themes_with_readable_distinct_labels(fitted):
     model, docs, vectors, truth = fitted

@@ -89,7 +89,7 @@ def test_papers_outside_the_sample_join_the_theme_of_their_group():
 
     from pipeline.config import TopicsConfig
     from pipeline.topics.clustering.fitting import fit, sample_rows
-    from tests.topics.clustering.test_model import corpus
+    from tests.topics.three_themes import corpus
 
     docs, vectors, truth = corpus(per_theme=60)
     cfg = dataclasses.replace(TopicsConfig(), fit_sample_size=90)
@@ -109,7 +109,7 @@ def test_papers_placed_outside_the_sample_do_not_push_a_theme_past_the_size_boun
 
     from pipeline.config import TopicsConfig
     from pipeline.topics.clustering.fitting import fit, sample_rows
-    from tests.topics.clustering.test_model import corpus
+    from tests.topics.three_themes import corpus
 
     docs, vectors, truth = corpus(per_theme=80)
     rows = np.concatenate([np.flatnonzero(truth == 0), np.flatnonzero(truth == 1)[:25], np.flatnonzero(truth == 2)[:25]])
@@ -138,7 +138,7 @@ def test_a_sampled_refit_moves_papers_outside_the_sample_into_a_theme_found_new(
 
     from pipeline.config import TopicsConfig
     from pipeline.topics.clustering.fitting import fit, sample_rows
-    from tests.topics.clustering.test_model import corpus
+    from tests.topics.three_themes import corpus
 
     docs, vectors, truth = corpus(per_theme=60)
     ids = [f"p{i}" for i in range(len(docs))]
@@ -166,7 +166,7 @@ def test_a_sampled_refit_keeps_the_areas_ids():
 
     from pipeline.config import TopicsConfig
     from pipeline.topics.clustering.fitting import fit
-    from tests.topics.clustering.test_model import corpus
+    from tests.topics.three_themes import corpus
 
     import pipeline.topics.naming.names as names_module
     from pipeline.topics import name_run
@@ -202,7 +202,7 @@ def test_a_sampled_refit_keeps_every_theme_even_one_the_sample_would_miss():
 
     from pipeline.config import TopicsConfig
     from pipeline.topics.clustering.fitting import fit, sample_rows
-    from tests.topics.clustering.test_model import corpus
+    from tests.topics.three_themes import corpus
 
     docs, vectors, _ = corpus(per_theme=60)
     ids = [f"p{i}" for i in range(len(docs))]
