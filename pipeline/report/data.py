@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -25,8 +26,59 @@ class Corpus:
         return {int(t): str(label) for t, label in self.themes[TopicInfo.label].items()}
 
 
+PART_FIT = 0.25  # a label fewer than this share of its theme's papers write names only a part of it
+_GENERIC = frozenset("the and for of in on with to a an via based using models model learning".split())
+
+
+def _words(phrase: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", phrase.lower()) if w not in _GENERIC and len(w) > 1}  # "emotion", "emotional"
+
+
+def next_phrase(label: str, description: str) -> str | None:
+    """The theme's strongest phrase after its label that says something the label does not (no word
+    in common), a phrase of two words or an acronym before a lone word: what a reader needs beside a
+    label that names only part of its theme ("Imitation learning · robotic manipulation")."""
+    said = _words(label)
+    acronyms = {w.lower().rstrip("s") for w in re.findall(r"\w+", label) if sum(c.isupper() for c in w) >= 2}
+    initials = "".join(w if sum(c.isupper() for c in w) >= 2 else w[:1] for w in re.findall(r"[\w]+", label))
+    rest = [p.strip() for p in description.split(" · ")[1:] if p.strip() and not (_words(p) & said) and _words(p)
+            and p.strip().rstrip("s").lower() != initials.rstrip("s").lower()  # not the label's own acronym
+            and "".join(w[:1] for w in re.findall(r"[a-z0-9]+", p.lower())) not in acronyms]  # nor one's words
+    telling = [p for p in rest if len(p.split()) >= 2 or sum(c.isupper() for c in p) >= 2]
+    return (telling or rest or [None])[0]
+
+
+def _alike(a: str, b: str) -> bool:
+    """Two labels of one head that differ by one modifier ("AI agents", "LLM agents"): a reader cannot
+    tell from them what tells the two themes apart."""
+    x, y = a.lower().split(), b.lower().split()
+    return (len(x) == len(y) and 2 <= len(x) <= 3 and x[-1].rstrip("s") == y[-1].rstrip("s")
+            and sum(p != q for p, q in zip(x, y)) == 1)
+
+
+def shown_labels(themes: pd.DataFrame) -> dict[int, str]:
+    """Each theme's label as the reports show it (``themes``: topic_info, indexed by topic): a label
+    whose support is under ``PART_FIT``, or that differs by one modifier from another label of its area
+    (siblings that read alike: "AI agents", "LLM agents"), is followed by ``next_phrase``; the
+    others as they are."""
+    labels = {int(t): str(v) for t, v in themes[TopicInfo.label].items()}
+    support = themes[TopicInfo.label_support] if TopicInfo.label_support in themes else pd.Series(dtype=float)
+    area = themes[TopicInfo.area] if TopicInfo.area in themes else pd.Series(0, index=themes.index)
+    out = {}
+    for t, label in labels.items():
+        value = support.get(t)
+        part = value is not None and not pd.isna(value) and float(value) < PART_FIT
+        siblings = any(_alike(label, other) for u, other in labels.items() if u != t and area.get(u) == area.get(t))
+        extra = next_phrase(label, str(themes.at[t, TopicInfo.description])) if part or siblings else None
+        out[t] = f"{label} · {extra}" if extra else label
+    return out
+
+
 def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame, lineage: pd.DataFrame | None = None,
          forming: list[dict] | None = None) -> Corpus:
+    """The papers with their themes, and the themes, each label as the reports show it (``shown_labels``)."""
+    info = info.set_index(TopicInfo.topic, drop=False)
+    info = info.assign(**{TopicInfo.label: info.index.map(shown_labels(info))}).reset_index(drop=True)
     assigned = doc_topics.set_index(DocTopics.paper_id)
     from pipeline.report.render import safe_urls
 

@@ -2,7 +2,8 @@
 
 Themes are joined bottom-up by Ward's method on their unit centroids (the agglomeration BERTopic's
 ``hierarchical_topics`` performs, here over our own centroids), and the tree is cut into about
-sqrt(themes) areas (2 to 12; one for up to 2 themes): a field of 50 themes reads as 7 areas. Each node of the tree becomes a
+sqrt(themes) areas (2 to 12; one for up to 2 themes): a field of 50 themes reads as 7 areas; an area
+holding more than ``MAX_AREA_SHARE`` of the papers is then split along the tree. Each node of the tree becomes a
 row of ``topic_tree.parquet``: themes (leaves), areas (the cut), and the joins within and above the
 areas with the distance at which they join.
 
@@ -19,6 +20,14 @@ import numpy as np
 
 from pipeline.topics.naming.names import AreasToName, by_themes
 from pipeline.topics.state import State
+
+
+# no area holds more than this share of the field's papers while it can be split, nor more than
+# UNEVEN times its even share (1/k of k areas) where that is more: with about sqrt(n) areas an even cut
+# gives each 1/sqrt(n) (10-14 % of a field of 50-100 themes); an area of a quarter of a field cut in 7
+# (14 themes: "LLM inference" over all of ML systems) is too coarse to name, two areas of half a small
+# field are not
+MAX_AREA_SHARE, UNEVEN = 0.2, 1.5
 
 
 def n_areas(n_themes: int) -> int:
@@ -54,16 +63,16 @@ def build_tree(centroids: np.ndarray, ids: list[int], sizes: dict[int, int], k: 
 
     link = linkage(np.asarray(centroids, dtype=np.float64), method="ward")
     cut = fcluster(link, t=k, criterion="maxclust")
-    # areas numbered by size, then by smallest theme id (deterministic)
-    groups: dict[int, list[int]] = {}
-    for t, c in zip(ids, cut.tolist()):
-        groups.setdefault(c, []).append(t)
-    ordered = sorted(groups.values(), key=lambda g: (-sum(sizes.get(t, 0) for t in g), min(g)))
-    area_of = {t: a for a, group in enumerate(ordered) for t in group}
-
     leaves: dict[int, list[int]] = {i: [ids[i]] for i in range(m)}
     for j, (a, b, _, _) in enumerate(link):
         leaves[m + j] = leaves[int(a)] + leaves[int(b)]
+    groups: dict[int, list[int]] = {}
+    for t, c in zip(ids, cut.tolist()):
+        groups.setdefault(c, []).append(t)
+    # areas numbered by size, then by smallest theme id (deterministic)
+    ordered = sorted(_finer(list(groups.values()), link, leaves, sizes, k),
+                     key=lambda g: (-sum(sizes.get(t, 0) for t in g), min(g)))
+    area_of = {t: a for a, group in enumerate(ordered) for t in group}
     area_size = {a: sum(sizes.get(t, 0) for t in g) for a, g in enumerate(ordered)}
     full = {a: set(g) for a, g in enumerate(ordered)}
 
@@ -99,6 +108,25 @@ def build_tree(centroids: np.ndarray, ids: list[int], sizes: dict[int, int], k: 
             rows.append(_row(f"area:{a}", row["parent"], "area", None, a, area_size[a], 0.0))
             row["parent"] = f"area:{a}"
     return Tree(area_of, rows)
+
+
+def _finer(groups: list[list[int]], link: np.ndarray, leaves: dict[int, list[int]], sizes: dict[int, int],
+           k: int) -> list[list[int]]:
+    """The cut's ``k`` areas, the largest split along the tree (into the two subtrees it joins) while it
+    holds more than ``MAX_AREA_SHARE`` of the papers (``UNEVEN / k`` where that is more) and has two
+    themes or more, up to ``2 k`` areas."""
+    m = len(link) + 1
+    node_of = {frozenset(v): node for node, v in leaves.items()}
+    total = sum(sizes.get(t, 0) for g in groups for t in g) or 1
+    groups = [list(g) for g in groups]
+    while len(groups) < 2 * k:
+        big = max(groups, key=lambda g: (sum(sizes.get(t, 0) for t in g), -min(g)))
+        if len(big) < 2 or sum(sizes.get(t, 0) for t in big) <= max(MAX_AREA_SHARE, UNEVEN / k) * total:
+            break
+        a, b = (int(x) for x in link[node_of[frozenset(big)] - m][:2])
+        groups.remove(big)
+        groups += [list(leaves[a]), list(leaves[b])]
+    return groups
 
 
 def _row(node: str, parent: str | None, level: str, topic: int | None, area: int | None, size: int,

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from pipeline.topics.naming.words import parts_of, singular, support
+from pipeline.topics.naming.words import parts_of, singular
 
 if TYPE_CHECKING:
     from pipeline.topics.naming.words import LabelCorpus, Embed
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much more
 MIN_WORDS, MAX_WORDS = 2, 4
 PRIOR = 3  # papers added to every phrase's count outside the group: a phrase only 2 papers write is not distinctive
+GROWN = 0.85  # a phrase grows (``grown``) where this share of the papers writing it write the longer one
 POOL = 30  # label candidates scored per group (each is embedded to judge its faithfulness)
 # stop words that name what a phrase is about ("diffusion language models"): a label may end in one
 HEAD_NOUNS = frozenset({"models", "model", "systems", "system", "data", "datasets", "dataset", "benchmarks",
@@ -84,9 +85,9 @@ def candidates_of(rows: np.ndarray, corpus: LabelCorpus, limit: int = 200) -> li
     return out
 
 
-def pooled(candidates: list[Candidate]) -> list[Candidate]:
-    """The group's label candidates: its ``POOL`` best phrases of ``MIN_WORDS`` or more words."""
-    return [c for c in candidates if len(c.phrase.split()) >= MIN_WORDS][:POOL]
+def pooled(candidates: list[Candidate], min_words: int = MIN_WORDS) -> list[Candidate]:
+    """The group's label candidates: its ``POOL`` best phrases of ``min_words`` or more words."""
+    return [c for c in candidates if len(c.phrase.split()) >= min_words][:POOL]
 
 
 def nearest_group(corpus: LabelCorpus, embed: Embed, phrase: str, centroids: np.ndarray, ids: Sequence[int]) -> int:
@@ -211,17 +212,25 @@ def unclaimed(candidates: list[Candidate], rnd: Round) -> list[Candidate]:
 
 def grown(chosen: Candidate, group: Group, rnd: Round, written_by: Callable[[str], float]) -> tuple[str, frozenset[str]]:
     """The chosen phrase grown by the words its papers nearly always add (``extend``), with its
-    content words; the phrase as chosen where fewer than 85 % as many of the group's papers contain
-    the grown one, or, under a floor, it falls below the floor that the chosen phrase meets
-    (``written_by``). A phrase whose grown form is another label's is no candidate
+    content words; the phrase as chosen where fewer than ``GROWN`` as many of the group's papers write
+    the grown one as write the chosen one, word for word (``_as_phrase``: "direct preference" grows to
+    "direct preference optimization" where most papers writing the first write the second, however
+    many papers hold "direct" and "preference" apart), or, under a floor, it falls below the floor
+    that the chosen phrase meets. A phrase whose grown form is another label's is no candidate
     (``cut_from_label``)."""
     corpus, stop = rnd.corpus, rnd.corpus.stop
     phrase = corpus.remembered(("extend", group.key, chosen.phrase), lambda: extend(chosen.phrase, group.sample, stop))
     words = corpus.doc_index.words(phrase, stop)
-    if phrase != chosen.phrase and (support(words, group.docs) < 0.85 * chosen.support
+    if phrase != chosen.phrase and (_as_phrase(phrase, group.sample) < GROWN * _as_phrase(chosen.phrase, group.sample)
                                     or rnd.floor > 0 and written_by(phrase) < rnd.floor <= written_by(chosen.phrase)):
         return chosen.phrase, chosen.words
     return phrase, words
+
+
+def _as_phrase(phrase: str, texts: Sequence[str]) -> int:
+    """How many of ``texts`` write ``phrase`` word for word (hyphens or spaces between its words)."""
+    pattern = re.compile(r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b", re.IGNORECASE)
+    return sum(bool(pattern.search(t)) for t in texts)
 
 
 def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: int = MAX_WORDS) -> str:

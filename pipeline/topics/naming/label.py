@@ -24,6 +24,7 @@ import numpy as np
 
 from pipeline.progress import progress
 from pipeline.topics.naming.candidates import (
+    MIN_WORDS,
     Candidate,
     Group,
     Round,
@@ -58,7 +59,7 @@ def name_groups(
     texts: Sequence[str], titles: Sequence[str], groups: np.ndarray, ids: Sequence[int], centroids: np.ndarray,
     stop: frozenset[str], *, embed: Embed | None = None, order: Sequence[int] | None = None,
     taken: set[frozenset[str]] | None = None, corpus: LabelCorpus | None = None, floor: float = 0.0,
-    accept: Accept | None = None,
+    accept: Accept | None = None, min_words: int = MIN_WORDS,
 ) -> dict[int, Named]:
     """Name each group in ``ids`` (``groups`` holds each paper's group, -1 for none).
 
@@ -72,7 +73,8 @@ def name_groups(
     higher; the first such phrase whose label, as finally written (the acronym form may be refused),
     at least this share write. When none is, the best phrase is taken as without a floor.
     ``accept(group, candidates, corpus, embed)``: the candidates a group may be named by (an area:
-    the phrases its themes share, ``names.Shared``); the description is still of all of them."""
+    the phrases its themes share, ``names.Shared``); the description is still of all of them.
+    ``min_words``: the fewest words a label may have (an area may be named by one: "Speech", "HPC")."""
     ids = [int(t) for t in ids]
     groups = np.asarray(groups)
     if corpus is not None and (corpus.stop != stop or (texts is not corpus.texts and list(texts) != list(corpus.texts))):
@@ -82,7 +84,7 @@ def name_groups(
     keys = {t: hashlib.blake2b(members[t].astype(np.int64).tobytes(), digest_size=16).digest() for t in ids}
     order = list(order) if order is not None else sorted(ids, key=lambda t: (-len(members[t]), t))
     found = {t: corpus.remembered(("candidates", keys[t]), lambda t=t: candidates_of(members[t], corpus)) for t in ids}
-    pools = {t: pooled(accept(t, found[t], corpus, embed) if accept else found[t]) for t in ids}
+    pools = {t: pooled(accept(t, found[t], corpus, embed) if accept else found[t], min_words) for t in ids}
     same = corpus.doc_index.expand
     rnd = Round(corpus, ids, centroids, embed, verdicts(pools, ids, centroids, corpus, embed),
                 {same(words) for words in taken or ()}, floor)

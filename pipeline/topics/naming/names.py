@@ -53,6 +53,17 @@ NEIGHBOURS = 8  # a theme an update names is named against the papers of this ma
 FORMING_CONTEXT = 400  # a forming group is named against at most this many papers of its nearest theme
 SHARED = 0.5  # an area's name is written in themes that hold at least this share of its papers
 MARGIN = 0.075  # and lies nearer the area's centroid than any other area's by at least this cosine
+# an area whose themes share no phrase is named by the list of its largest themes ("Consensus · Blockchain
+# · CRDTs"): a list says it holds several subjects, where "A & B" read as one subject made of two
+LIST_THEMES, LISTED = 3, " · "
+# an area may be named by one word its themes share, the field's short terms ("Speech", "HPC",
+# "serverless"), where a theme needs two: a neighbourhood is named more broadly than a street
+AREA_MIN_WORDS = 1
+# a phrase names an area only where at least this share of the papers of two or more of its themes
+# write it (a theme's label needs ``min_label_support``): a facet a tenth of the papers mention
+# ("Reinforcement learning" over an area of LLM reasoning, agents and prompting) is not the area
+AREA_FLOOR = 0.25
+OWN_WORD = 0.5  # ... when most of the papers writing that word lie in the area
 
 
 @dataclass(frozen=True)
@@ -117,6 +128,7 @@ class _Ask:
     faithful: bool = True  # judge faithfulness with the embedding model
     corpus: LabelCorpus | None = None
     accept: Accept | None = None
+    min_words: int = MIN_WORDS
 
 
 def name_run(result: RunResult, texts: Sequence[str], titles: Sequence[str] | None, cfg: TopicsConfig, *,
@@ -147,8 +159,12 @@ def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], 
         sub_texts = [texts[i] for i in ask.rows]
         named = name_groups(sub_texts, [titles[i] for i in ask.rows], ask.groups, ask.ids, ask.centroids, stop,
                             embed=embed if ask.faithful else None, order=ask.order, taken=ask.taken,
-                            corpus=ask.corpus, floor=ask.floor, accept=ask.accept)
+                            corpus=ask.corpus, floor=ask.floor, accept=ask.accept, min_words=ask.min_words)
         if isinstance(job, ThemeToName):
+            if job.support_on is not None and not _fits(named[job.theme].label, job.rows, texts, stop, cfg.min_label_support):
+                log.info("topics: theme %d keeps %r: the label of its other papers, %r, fits fewer than %.0f %% of them",
+                         job.theme, state.labels[job.theme], named[job.theme].label, 100 * cfg.min_label_support)
+                continue
             _theme_named(job, named[job.theme], state, sub_texts, ask.groups, cfg)
             if job.support_on is not None:
                 index = WordIndex([texts[i] for i in job.support_on])
@@ -165,6 +181,12 @@ def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], 
     lifecycle.distinct(state)
 
 
+def _fits(label: str, rows: np.ndarray, texts: Sequence[str], stop: frozenset[str], floor: float) -> bool:
+    """Whether ``label`` is written (every content word) by at least ``floor`` of the papers ``rows``."""
+    index = WordIndex([texts[i] for i in rows])
+    return index.share(index.words(label, stop), set(range(len(rows)))) >= floor
+
+
 def _ask(job: ToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:
     if isinstance(job, ThemeToName):
         return _theme_ask(job, state, stop, cfg)
@@ -174,7 +196,7 @@ def _ask(job: ToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> 
         return _Ask(rows, np.where(np.isin(rows, job.rows), 0, 1), [0, 1], np.zeros((2, 1)), order=[0],
                     faithful=False)
     return _Ask(job.rows, job.area_of_paper, job.ids, job.centroids, corpus=job.corpus,
-                accept=Shared(job, cfg.min_label_support))
+                accept=Shared(job, max(cfg.min_label_support, AREA_FLOOR)), min_words=AREA_MIN_WORDS)
 
 
 @dataclass
@@ -184,7 +206,8 @@ class Shared:
     counts them), themes that together hold at least ``SHARED`` of the area's papers, and, with an
     embedder and two or more areas, whose vector lies nearer the area's centroid than any other
     area's by ``MARGIN``: a phrase that themes everywhere write ("neural networks") lies about as
-    near another area. A label kept from the previous fit (``job.kept``) is put to the same test,
+    near another area; a one-word phrase must also be written mostly inside the area (``OWN_WORD``).
+    A label kept from the previous fit (``job.kept``) is put to the same test,
     and ``keeps`` says whether it passed."""
 
     job: AreasToName
@@ -192,17 +215,20 @@ class Shared:
     keeps: dict[int, bool] = dataclasses.field(default_factory=dict)
 
     def __call__(self, area: int, candidates: list[Candidate], corpus: LabelCorpus, embed: Embed | None) -> list[Candidate]:
-        phrases = {c.phrase: c.words for c in candidates if len(c.phrase.split()) >= MIN_WORDS}  # a label's length
+        phrases = {c.phrase: c.words for c in candidates if len(c.phrase.split()) >= AREA_MIN_WORDS}
         kept = self.job.kept.get(area)
         if kept is not None:
             phrases[kept] = corpus.doc_index.words(kept, corpus.stop)
         members = self.job.area_of_paper == area
         themes = [set(np.flatnonzero(members & (self.job.theme_of_paper == t)).tolist())
                   for t in np.unique(self.job.theme_of_paper[members])]
+        inside = set(np.flatnonzero(members).tolist())
         shared = []
         for phrase, words in phrases.items():
             having = corpus.doc_index.having(words)
             written = writing(having, themes, self.floor)
+            if len(phrase.split()) < MIN_WORDS and len(having & inside) < OWN_WORD * len(having):
+                continue  # one word the whole field writes ("number", "performance") names no area
             if len(written) >= 2 and sum(map(len, written)) >= SHARED * members.sum():
                 shared.append(phrase)
         if embed is not None and len(self.job.ids) >= 2 and shared:
@@ -252,7 +278,7 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
 
 def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared) -> None:
     """The areas' labels (one kept from the previous fit first, where it still names what the area's
-    themes share, ``Shared.keeps``; one whose themes share no phrase named by its two largest themes,
+    themes share, ``Shared.keeps``; one whose themes share no phrase named by its largest themes,
     ``_by_themes``; a label two areas would share gains the area's id), descriptions, and the labels
     in the tree."""
     kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a)}
@@ -269,14 +295,19 @@ def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared
 
 
 def by_themes(label: str, area: int, area_of: dict[int, int], labels: dict[int, str]) -> bool:
-    """Whether the label of ``area`` is its themes' (``_by_themes``): one or two of the labels of its
-    own themes (``area_of``: theme -> area; ``labels``: theme -> label), joined by " & " (no theme
-    label holds " & ": labels are words, "/" and "(n)"). Such a label follows its themes
+    """Whether the label of ``area`` is its themes' (``_by_themes``): two to ``LIST_THEMES`` labels of its
+    own themes (``area_of``: theme -> area; ``labels``: theme -> label), joined by ``LISTED`` (no theme
+    label holds it: labels are words, "/" and "(n)"), or its one theme's label. Such a label follows its themes
     (``_areas_follow``) and is not kept from one fit to the next (``areas.cut``). An area of two or
     more themes named by a phrase that is also one theme's label is not."""
     own = [labels[t] for t, a in area_of.items() if a == area and t in labels]
-    parts = label.split(" & ")
-    return len(parts) <= 2 and len(parts) == min(len(own), 2) and set(parts) <= set(own)
+    parts = _listed(label)
+    return set(parts) <= set(own) and (2 <= len(parts) <= LIST_THEMES or len(own) == 1)
+
+
+def _listed(label: str) -> list[str]:
+    """The theme labels an area label lists (" · "; " & " in labels written before 2026-11-28)."""
+    return label.split(LISTED) if LISTED in label else label.split(" & ")
 
 
 def writing(having: set[int], themes: list[set[int]], floor: float) -> list[set[int]]:
@@ -289,18 +320,18 @@ def _areas_follow(state: State, before: str, label: str) -> None:
     """A theme named again from ``before`` to ``label``: an area named by its themes says the new label."""
     named = {t: before if name == label else name for t, name in state.labels.items()}  # as they were named
     for a, area_label in state.area_labels.items():
-        if before in area_label.split(" & ") and by_themes(area_label, a, state.area_of, named):
-            state.area_labels[a] = " & ".join(label if part == before else part for part in area_label.split(" & "))
+        if before in _listed(area_label) and by_themes(area_label, a, state.area_of, named):
+            state.area_labels[a] = LISTED.join(label if part == before else part for part in _listed(area_label))
     state.tree = [{**row, "label": state.area_labels.get(row["area"], row["label"])} if row["level"] == "area" else row
                   for row in state.tree]
 
 
 def _by_themes(job: AreasToName, area: int, state: State, fallback: str) -> str:
-    """The labels of the area's two largest themes (most papers, then lowest id), "A & B"; of its
-    themes by id where none of its papers was named (``fallback`` where it has none)."""
+    """The labels of the area's ``LIST_THEMES`` largest themes (most papers, then lowest id), "A · B ·
+    C"; of its themes by id where none of its papers was named (``fallback`` where it has none)."""
     themes, sizes = np.unique(job.theme_of_paper[job.area_of_paper == area], return_counts=True)
     if not len(themes):
         themes = np.array(sorted(t for t, a in state.area_of.items() if a == area), dtype=int)
         sizes = np.zeros(len(themes), dtype=int)
-    largest = sorted(zip(-sizes, themes.tolist()))[:2]
-    return " & ".join(state.labels[int(t)] for _, t in largest) or fallback
+    largest = sorted(zip(-sizes, themes.tolist()))[:LIST_THEMES]
+    return LISTED.join(state.labels[int(t)] for _, t in largest) or fallback

@@ -28,6 +28,7 @@ outperform outperforms outperforming superior compared comparison baseline basel
 benchmarks dataset datasets data model models paradigm setting settings specifically particular
 remains remain critical crucial important address addresses addressing lack limited limitation
 limitations extensive comprehensive furthermore thereby whereas although despite towards toward
+like unlike
 """.split())
 
 TOP_WORDS = 50  # c-TF-IDF terms kept per theme: keywords are the first n_keywords

@@ -129,18 +129,20 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_two_larges
     area_of = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3}
     labels, result, all_texts = _areas_to_name(texts, area_of)
     assert labels[0] == "Stream processing"
-    assert labels[1] == "Theme label 4 & Theme label 5"  # the two largest themes, largest first
-    assert labels[2] == "Theme label 7 & Theme label 8"  # 8 of 22 papers write "cache coherence"
+    # nothing shared: the list of its themes, largest first (not "A & B": one subject made of two)
+    assert labels[1] == "Theme label 4 · Theme label 5 · Theme label 6"
+    assert labels[2] == "Theme label 7 · Theme label 8 · Theme label 9"  # 8 of 22 papers write "cache coherence"
     assert labels[3] == "Theme label 10"
     # a kept label stays where its themes still share it, and only there
     assert _areas_to_name(texts, area_of, kept={0: "Stream processing"})[0][0] == "Stream processing"
     refused = _areas_to_name(texts, area_of, kept={0: "Graph partitioning", 2: "Cache coherence"})[0]
-    assert refused[0] == "Stream processing" and refused[2] == "Theme label 7 & Theme label 8"
+    assert refused[0] == "Stream processing" and refused[2] == "Theme label 7 · Theme label 8 · Theme label 9"
     # a theme named again (one author's series, a young theme): the area says its new label
     state = result.state
     result.to_name = [ThemeToName(4, np.flatnonzero(result.topics == 4), result.topics, state.ids, state.centroids)]
     name_run(result, all_texts, None, TopicsConfig())
-    assert state.labels[4] != "Theme label 4" and state.area_labels[1] == f"{state.labels[4]} & Theme label 5"
+    assert state.labels[4] != "Theme label 4"
+    assert state.area_labels[1] == f"{state.labels[4]} · Theme label 5 · Theme label 6"
     result.to_name = [ThemeToName(10, np.flatnonzero(result.topics == 10), result.topics, state.ids, state.centroids)]
     name_run(result, all_texts, None, TopicsConfig())
     assert state.labels[10] != "Theme label 10" and state.area_labels[3] == state.labels[10]  # its one theme's
@@ -158,5 +160,18 @@ def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
 
     labels = _areas_to_name(texts, area_of, embed)[0]
     assert labels[1] == "Protein folding"  # clearly nearest its own area
-    assert labels[0] == "Theme label 1 & Theme label 2"  # 0.72 against 0.70: not clearly its own
+    assert labels[0] == "Theme label 1 · Theme label 2"  # 0.72 against 0.70: not clearly its own
     assert _areas_to_name(texts, area_of)[0][0] == "Stream processing"  # without the embedder, shared is enough
+
+
+def test_an_area_can_be_named_by_one_word_its_themes_share_but_not_by_one_the_field_writes():
+    def papers(phrase: str, n: int, word: str) -> list[str]:
+        return [f"Paper {i} on {phrase} for {word}. We study {phrase} on {word} machines, case {i}." for i in range(n)]
+
+    texts = {1: papers("job scheduling", 12, "HPC"), 2: papers("checkpoint restart", 10, "HPC"),
+             3: papers("mesh refinement", 9, "HPC"),
+             4: papers("protein folding", 12, "cells"), 5: papers("gene expression", 10, "tissues")}
+    labels = _areas_to_name(texts, {1: 0, 2: 0, 3: 0, 4: 1, 5: 1})[0]
+    assert labels[0] == "HPC"  # every theme of area 0 writes it, no paper elsewhere does
+    # "machines" and "case" are written everywhere: area 1 shares no word of its own, and is listed
+    assert labels[1] == "Theme label 4 · Theme label 5"
