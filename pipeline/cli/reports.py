@@ -25,7 +25,7 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
     hindsight and the theme's own centroid reach, and stability: the ARI between fits with two
     different seeds. Then each theme's label with its two figures, largest theme first, and each
     area's: named by a phrase its themes share (the share of its papers in themes that write it,
-    and how many such themes) or by its two largest themes.
+    and how many such themes) or by the list of its largest themes.
 
     \b
     Example:
@@ -44,10 +44,10 @@ def evaluate(obj: Obj, no_stability: bool) -> None:
             for row in themes:
                 click.echo(f"{row['label']} ({row['papers']})  {row['lexical_f1']:.2f}  {row['r_precision']:.2f}  "
                            f"{row['hindsight_phrase']} ({row['hindsight_f1']:.2f})")
-        if areas:  # named for what the area's themes share, or by its two largest themes
+        if areas:  # named for what the area's themes share, or by the list of its largest themes
             click.echo("\narea (papers, themes)  named by")
             for row in areas:
-                how = ("its two largest themes" if row["named_by"] == "themes" else
+                how = ("the list of its largest themes" if row["named_by"] == "themes" else
                        f"a phrase {row['themes_writing']} of its themes write, {row['shared']:.0%} of its papers")
                 click.echo(f"{row['label']} ({row['papers']}, {row['themes']})  {how}")
 

@@ -31,7 +31,13 @@ _GENERIC = frozenset("the and for of in on with to a an via based using models m
 
 
 def _words(phrase: str) -> set[str]:
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", phrase.lower()) if w not in _GENERIC and len(w) > 1}  # "emotion", "emotional"
+    return {w for w in re.findall(r"[a-z0-9]+", phrase.lower()) if w not in _GENERIC and len(w) > 1}
+
+
+def _share_a_word(a: set[str], b: set[str]) -> bool:
+    """Whether two phrases' words meet, a word and its other forms alike ("bias", "biases";
+    "emotion", "emotional": one begins the other, four letters or more)."""
+    return any(x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))) for x in a for y in b)
 
 
 def next_phrase(label: str, description: str) -> str | None:
@@ -41,7 +47,7 @@ def next_phrase(label: str, description: str) -> str | None:
     said = _words(label)
     acronyms = {w.lower().rstrip("s") for w in re.findall(r"\w+", label) if sum(c.isupper() for c in w) >= 2}
     initials = "".join(w if sum(c.isupper() for c in w) >= 2 else w[:1] for w in re.findall(r"[\w]+", label))
-    rest = [p.strip() for p in description.split(" · ")[1:] if p.strip() and not (_words(p) & said) and _words(p)
+    rest = [p.strip() for p in description.split(" · ")[1:] if p.strip() and not _share_a_word(_words(p), said) and _words(p)
             and p.strip().rstrip("s").lower() != initials.rstrip("s").lower()  # not the label's own acronym
             and "".join(w[:1] for w in re.findall(r"[a-z0-9]+", p.lower())) not in acronyms]  # nor one's words
     telling = [p for p in rest if len(p.split()) >= 2 or sum(c.isupper() for c in p) >= 2]
@@ -49,17 +55,16 @@ def next_phrase(label: str, description: str) -> str | None:
 
 
 def _alike(a: str, b: str) -> bool:
-    """Two labels of one head that differ by one modifier ("AI agents", "LLM agents"): a reader cannot
-    tell from them what tells the two themes apart."""
-    x, y = a.lower().split(), b.lower().split()
-    return (len(x) == len(y) and 2 <= len(x) <= 3 and x[-1].rstrip("s") == y[-1].rstrip("s")
-            and sum(p != q for p, q in zip(x, y)) == 1)
+    """Two labels of two or three words that differ by one ("AI agents", "LLM agents"; "LLM inference",
+    "LLM serving"): a reader cannot tell from them what sets the two themes apart."""
+    x, y = [w.rstrip("s") for w in a.lower().split()], [w.rstrip("s") for w in b.lower().split()]
+    return len(x) == len(y) and 2 <= len(x) <= 3 and sum(p != q for p, q in zip(x, y)) == 1
 
 
 def shown_labels(themes: pd.DataFrame) -> dict[int, str]:
     """Each theme's label as the reports show it (``themes``: topic_info, indexed by topic): a label
-    whose support is under ``PART_FIT``, or that differs by one modifier from another label of its area
-    (siblings that read alike: "AI agents", "LLM agents"), is followed by ``next_phrase``; the
+    whose support is under ``PART_FIT``, or that differs by one word from another label of its area
+    (siblings that read alike: "AI agents", "LLM agents"; "LLM inference", "LLM serving"), is followed by ``next_phrase``; the
     others as they are."""
     labels = {int(t): str(v) for t, v in themes[TopicInfo.label].items()}
     support = themes[TopicInfo.label_support] if TopicInfo.label_support in themes else pd.Series(dtype=float)

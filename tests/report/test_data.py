@@ -26,15 +26,19 @@ def test_the_next_phrase_says_what_the_label_does_not():
     assert data.next_phrase("KV cache", "KV cache · KV caches · key-value · cache eviction · token pruning") == "token pruning"
     assert data.next_phrase("Vision-language models", "vision-language models · VLMs · grounding") == "grounding"
     assert data.next_phrase("OOD detection", "OOD detection · out-of-distribution · open-set") == "open-set"
+    assert data.next_phrase("Social bias", "social bias · biases · stereotypes") == "stereotypes"  # a form of its word
     assert data.next_phrase("Consensus", "consensus · consensus protocols") is None
 
 
 def test_siblings_that_read_alike_are_told_apart_in_their_area_only():
     table = themes([(0, "AI agents", "AI agents · tool use · planning", 0.5, 0),
                     (1, "LLM agents", "LLM agents · GUI agents · web navigation", 0.5, 0),
-                    (2, "Web agents", "web agents · browsing", 0.5, 1)])
+                    (2, "Web agents", "web agents · browsing", 0.5, 1),
+                    (3, "LLM serving", "LLM serving · SLO scheduling · throughput", 0.5, 2),
+                    (4, "LLM inference", "LLM inference · disaggregation", 0.5, 2)])
     shown = data.shown_labels(table)
     assert shown[0] == "AI agents · tool use" and shown[1] == "LLM agents · web navigation"
+    assert shown[3] == "LLM serving · SLO scheduling" and shown[4] == "LLM inference · disaggregation"
     assert shown[2] == "Web agents"  # another area: nothing to tell it from
 
 

@@ -14,12 +14,12 @@ leaves, in the order it asked:
 - each group still forming (``FormingToName``), a tentative label against its nearest theme's papers;
 - the areas (``AreasToName``), where the themes were fitted before areas existed.
 
-An area is named for what its themes share (``Shared``): a phrase that at least
-``min_label_support`` of the papers of two or more of its themes write, themes that hold at least
-half its papers, and that lies clearly nearer its own area than any other. An area whose themes
-share no such phrase is named by its two largest themes ("Gaussian Splatting & Depth estimation"):
-it is a neighbourhood of the map, not a subject, and a phrase of one theme or a word every area
-writes would mislead.
+An area is named for what its themes share (``Shared``): a phrase (or one acronym: "HPC", "LLM")
+that at least ``AREA_FLOOR`` of the papers of two or more of its themes write, themes that hold at
+least half its papers, and that lies clearly nearer its own area than any other. An area whose
+themes share no such phrase is named by the list of its largest themes ("Consensus · Blockchain ·
+CRDTs"): it is a neighbourhood of the map, not a subject, and a phrase of one theme or a word every
+area writes would mislead.
 
 Each request holds what things were when it was made, so naming later names the same. Every
 request is put to ``label.name_groups`` the same way (``_Ask``) and its answer applied to the state.
@@ -42,7 +42,7 @@ from pipeline.topics.naming.label import Accept, Named, name_groups
 from pipeline.topics.naming import lifecycle
 from pipeline.topics.state import RunResult, Change, State, described
 from pipeline.topics.naming.vocabulary import ctfidf_words, rerank_by_coverage, stop_words
-from pipeline.topics.naming.words import LabelCorpus, Embed, WordIndex, content_words
+from pipeline.topics.naming.words import LabelCorpus, Embed, WordIndex, content_words, surface_form
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,9 +56,9 @@ MARGIN = 0.075  # and lies nearer the area's centroid than any other area's by a
 # an area whose themes share no phrase is named by the list of its largest themes ("Consensus · Blockchain
 # · CRDTs"): a list says it holds several subjects, where "A & B" read as one subject made of two
 LIST_THEMES, LISTED = 3, " · "
-# an area may be named by one word its themes share, the field's short terms ("Speech", "HPC",
-# "serverless"), where a theme needs two: a neighbourhood is named more broadly than a street
-AREA_MIN_WORDS = 1
+# an area may be named by one acronym its themes share, the field's short terms ("HPC", "LLM",
+# "GPU"), where a theme needs two words: a neighbourhood is named more broadly than a street
+AREA_MIN_WORDS = 1  # an acronym only (``Shared._own_acronym``)
 # a phrase names an area only where at least this share of the papers of two or more of its themes
 # write it (a theme's label needs ``min_label_support``): a facet a tenth of the papers mention
 # ("Reinforcement learning" over an area of LLM reasoning, agents and prompting) is not the area
@@ -206,7 +206,7 @@ class Shared:
     counts them), themes that together hold at least ``SHARED`` of the area's papers, and, with an
     embedder and two or more areas, whose vector lies nearer the area's centroid than any other
     area's by ``MARGIN``: a phrase that themes everywhere write ("neural networks") lies about as
-    near another area; a one-word phrase must also be written mostly inside the area (``OWN_WORD``).
+    near another area; one word must be an acronym written mostly inside the area (``_own_acronym``).
     A label kept from the previous fit (``job.kept``) is put to the same test,
     and ``keeps`` says whether it passed."""
 
@@ -227,8 +227,8 @@ class Shared:
         for phrase, words in phrases.items():
             having = corpus.doc_index.having(words)
             written = writing(having, themes, self.floor)
-            if len(phrase.split()) < MIN_WORDS and len(having & inside) < OWN_WORD * len(having):
-                continue  # one word the whole field writes ("number", "performance") names no area
+            if len(phrase.split()) < MIN_WORDS and not self._own_acronym(phrase, having, inside, corpus):
+                continue
             if len(written) >= 2 and sum(map(len, written)) >= SHARED * members.sum():
                 shared.append(phrase)
         if embed is not None and len(self.job.ids) >= 2 and shared:
@@ -239,6 +239,17 @@ class Shared:
         if kept is not None:
             self.keeps[area] = kept in shared
         return [c for c in candidates if c.phrase in set(shared)]
+
+    @staticmethod
+    def _own_acronym(word: str, having: set[int], inside: set[int], corpus: LabelCorpus) -> bool:
+        """Whether one word may name the area: an acronym as its papers write it ("HPC", "LLM"), most
+        of whose papers lie in the area (``OWN_WORD``): a word the whole field writes, or a common
+        word ("protocol", "clinical", "video": a reader's pass found them naming only part of an
+        area), does not."""
+        if len(having & inside) < OWN_WORD * len(having):
+            return False
+        form = surface_form(word, [corpus.texts[i] for i in sorted(having & inside)[:200]])
+        return sum(c.isupper() for c in form) >= 2
 
 
 def _theme_ask(job: ThemeToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:

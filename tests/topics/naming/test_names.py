@@ -164,14 +164,18 @@ def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
     assert _areas_to_name(texts, area_of)[0][0] == "Stream processing"  # without the embedder, shared is enough
 
 
-def test_an_area_can_be_named_by_one_word_its_themes_share_but_not_by_one_the_field_writes():
+def test_an_area_can_be_named_by_an_acronym_its_themes_share_but_not_by_a_common_word():
     def papers(phrase: str, n: int, word: str) -> list[str]:
-        return [f"Paper {i} on {phrase} for {word}. We study {phrase} on {word} machines, case {i}." for i in range(n)]
+        return [f"Paper {i} on {phrase}. The {word}, we find, matters. We study {phrase} on machines, case {i}."
+                for i in range(n)]
 
     texts = {1: papers("job scheduling", 12, "HPC"), 2: papers("checkpoint restart", 10, "HPC"),
              3: papers("mesh refinement", 9, "HPC"),
-             4: papers("protein folding", 12, "cells"), 5: papers("gene expression", 10, "tissues")}
-    labels = _areas_to_name(texts, {1: 0, 2: 0, 3: 0, 4: 1, 5: 1})[0]
-    assert labels[0] == "HPC"  # every theme of area 0 writes it, no paper elsewhere does
+             4: papers("protein folding", 12, "cells"), 5: papers("gene expression", 10, "tissues"),
+             6: papers("leader election", 12, "protocol"), 7: papers("state replication", 10, "protocol")}
+    labels = _areas_to_name(texts, {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2})[0]
+    assert labels[0] == "HPC"  # an acronym every theme of area 0 writes, and no paper elsewhere
     # "machines" and "case" are written everywhere: area 1 shares no word of its own, and is listed
     assert labels[1] == "Theme label 4 · Theme label 5"
+    # "protocol" is area 2's alone, but a common word names one strand of an area, not the area
+    assert labels[2] == "Theme label 6 · Theme label 7"
