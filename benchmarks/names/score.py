@@ -1,6 +1,9 @@
 """Count a reader's pass (``draw.py`` made the sheets, readers filled ``verdicts-<tag>.jsonl``).
 
-    python benchmarks/names/score.py --fields cs.CL,cs.AI --runs before=/tmp/pt-bench-names,after=/tmp/pt-bench-names-after
+    python benchmarks/names/score.py --fields cs.CL,cs.AI \
+        --runs before=/tmp/pt-bench-names,after1=/tmp/pt-bench-names-after:after,after2=/tmp/pt-bench-names-after2:after
+
+Each run is ``name=folder`` or ``name=folder:tag`` (the sheets' and verdicts' tag, by default the name).
 
 Prints, per field and run, FIT / PART / MISLEAD among the themes and the areas, and writes the
 Markdown table to stdout; the verdict sheets themselves are copied into ``benchmarks/names/verdicts/``
@@ -28,13 +31,17 @@ def main() -> None:
     ap.add_argument("--fields", default="cs.CL,cs.AI")
     ap.add_argument("--runs", default="before=/tmp/pt-bench-names,after=/tmp/pt-bench-names-after")
     args = ap.parse_args()
-    runs = dict(item.split("=", 1) for item in args.runs.split(","))
+    runs = {}
+    for item in args.runs.split(","):
+        name, _, where = item.partition("=")
+        folder, _, tag = where.partition(":")
+        runs[name] = (folder, tag or name)
     out = HERE / "verdicts"
     out.mkdir(exist_ok=True)
     lines = ["| field | run | themes FIT / PART / MISLEAD (of 25) | areas FIT / PART / MISLEAD | areas FIT |",
              "|---|---|---|---|---|"]
     for field in args.fields.split(","):
-        for tag, root in runs.items():
+        for run, (root, tag) in runs.items():
             units, verdicts = read(Path(root), field, tag)
             missing = [u["unit"] for u in units if u["unit"] not in verdicts]
             if missing:
@@ -45,11 +52,11 @@ def main() -> None:
                 rows.append({"unit": u["unit"], "name": u["name"], "size": u["size"], "share": u.get("share"),
                              "papers": [p["id"] for p in u["papers"]], "verdict": v["verdict"], "better": v.get("better"),
                              "why": v.get("why")})
-            (out / f"{field}-{tag}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+            (out / f"{field}-{run}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
             themes = Counter(r["verdict"] for r in rows if r["unit"].startswith("theme"))
             areas = Counter(r["verdict"] for r in rows if r["unit"].startswith("area"))
             n_areas = sum(areas.values())
-            lines.append(f"| {field} | {tag} | {themes['FIT']} / {themes['PART']} / {themes['MISLEAD']} | "
+            lines.append(f"| {field} | {run} | {themes['FIT']} / {themes['PART']} / {themes['MISLEAD']} | "
                          f"{areas['FIT']} / {areas['PART']} / {areas['MISLEAD']} | {100 * areas['FIT'] / max(n_areas, 1):.0f} % |")
     print("\n".join(lines))
 

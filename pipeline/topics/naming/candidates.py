@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much more
 MIN_WORDS, MAX_WORDS = 2, 4
 PRIOR = 3  # papers added to every phrase's count outside the group: a phrase only 2 papers write is not distinctive
-GROWN = 0.85  # a phrase grows (``grown``) where this share of the papers writing it write the longer one
 POOL = 30  # label candidates scored per group (each is embedded to judge its faithfulness)
 # stop words that name what a phrase is about ("diffusion language models"): a label may end in one
 HEAD_NOUNS = frozenset({"models", "model", "systems", "system", "data", "datasets", "dataset", "benchmarks",
@@ -212,31 +211,17 @@ def unclaimed(candidates: list[Candidate], rnd: Round) -> list[Candidate]:
 
 def grown(chosen: Candidate, group: Group, rnd: Round, written_by: Callable[[str], float]) -> tuple[str, frozenset[str]]:
     """The chosen phrase grown by the words its papers nearly always add (``extend``), with its
-    content words; the phrase as chosen where fewer than ``GROWN`` as many of the group's papers
-    contain the grown one's words as the chosen one's, and fewer than ``GROWN`` as many write it word
-    for word as write the chosen one (``_as_phrase``: "direct preference" grows to "direct preference
-    optimization" where most papers writing the first write the second, however many papers hold
-    "direct" and "preference" apart), or, under a floor, it falls below the floor that the chosen
-    phrase meets. A phrase whose grown form is another label's is no candidate
+    content words; the phrase as chosen where fewer than 85 % as many of the group's papers contain
+    the grown one, or, under a floor, it falls below the floor that the chosen phrase meets
+    (``written_by``). A phrase whose grown form is another label's is no candidate
     (``cut_from_label``)."""
     corpus, stop = rnd.corpus, rnd.corpus.stop
     phrase = corpus.remembered(("extend", group.key, chosen.phrase), lambda: extend(chosen.phrase, group.sample, stop))
     words = corpus.doc_index.words(phrase, stop)
-    kept_up = (support(words, group.docs) >= GROWN * chosen.support
-               or _as_phrase(phrase, group.sample) >= GROWN * _as_phrase(chosen.phrase, group.sample))
-    if phrase != chosen.phrase and (not kept_up
+    if phrase != chosen.phrase and (support(words, group.docs) < 0.85 * chosen.support
                                     or rnd.floor > 0 and written_by(phrase) < rnd.floor <= written_by(chosen.phrase)):
         return chosen.phrase, chosen.words
     return phrase, words
-
-
-def _as_phrase(phrase: str, texts: Sequence[str]) -> int:
-    """How many of ``texts`` write ``phrase`` word for word (hyphens or spaces between its words, each
-    word singular or plural: "electronic health record" counts for "electronic health records")."""
-    words = [w[:-1] if len(w) > 3 and w.lower().endswith("s") and not w.lower().endswith("ss") else w
-             for w in phrase.split()]
-    pattern = re.compile(r"\b" + r"[\s-]+".join(re.escape(w) + "s?" for w in words) + r"\b", re.IGNORECASE)
-    return sum(bool(pattern.search(t)) for t in texts)
 
 
 def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: int = MAX_WORDS) -> str:

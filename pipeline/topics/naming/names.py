@@ -81,6 +81,7 @@ class ThemeToName:
     centroids: np.ndarray
     born: Change | None = None
     support_on: np.ndarray | None = None
+    authors: np.ndarray | None = None  # a series rename: the authors of ``support_on``'s papers
 
 
 @dataclass(frozen=True)
@@ -161,9 +162,7 @@ def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], 
                             embed=embed if ask.faithful else None, order=ask.order, taken=ask.taken,
                             corpus=ask.corpus, floor=ask.floor, accept=ask.accept, min_words=ask.min_words)
         if isinstance(job, ThemeToName):
-            if job.support_on is not None and not _fits(named[job.theme].label, job.rows, texts, stop, cfg.min_label_support):
-                log.info("topics: theme %d keeps %r: the label of its other papers, %r, fits fewer than %.0f %% of them",
-                         job.theme, state.labels[job.theme], named[job.theme].label, 100 * cfg.min_label_support)
+            if job.support_on is not None and not _takes(named[job.theme].label, job, texts, stop, cfg):
                 continue
             _theme_named(job, named[job.theme], state, sub_texts, ask.groups, cfg)
             if job.support_on is not None:
@@ -181,10 +180,22 @@ def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], 
     lifecycle.distinct(state)
 
 
-def _fits(label: str, rows: np.ndarray, texts: Sequence[str], stop: frozenset[str], floor: float) -> bool:
-    """Whether ``label`` is written (every content word) by at least ``floor`` of the papers ``rows``."""
-    index = WordIndex([texts[i] for i in rows])
-    return index.share(index.words(label, stop), set(range(len(rows)))) >= floor
+def _takes(label: str, job: ThemeToName, texts: Sequence[str], stop: frozenset[str], cfg: TopicsConfig) -> bool:
+    """Whether a series rename (``series.renames``) takes ``label``: it is written (every content word)
+    by at least ``min_label_support`` of the papers it was named from, and is not itself a phrase of
+    one author's (another series) among the theme's papers. Otherwise the theme keeps its label."""
+    from pipeline.topics.naming.series import phrase_of_one
+
+    index = WordIndex([texts[i] for i in job.rows])
+    why = None
+    if index.share(index.words(label, stop), set(range(len(job.rows)))) < cfg.min_label_support:
+        why = f"fits fewer than {100 * cfg.min_label_support:.0f} % of them"
+    elif job.authors is not None and (other := phrase_of_one(label, np.arange(len(job.support_on)), job.authors,
+                                                              [texts[i] for i in job.support_on], stop)) is not None:
+        why = f"is {other.author}'s phrase"
+    if why is not None:
+        log.info("topics: theme %d keeps its label: the label of its other papers, %r, %s", job.theme, label, why)
+    return why is None
 
 
 def _ask(job: ToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:

@@ -12,7 +12,8 @@ The same holds for a theme one author does not carry but whose label is that aut
 ``SERIES_SHARE`` or more of the theme's papers that write its label (and at least ``SERIES_PAPERS``)
 are one author's, a coined phrase of a minority names the theme for the rest, and it is named again
 from the papers outside that author's. A label is only taken from such a renaming where it fits at
-least ``min_label_support`` of the papers it was named from (``names``): a better label or none.
+least ``min_label_support`` of the papers it was named from and is not another author's phrase
+(``names._takes``): a better label or none.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def renames(result: RunResult, papers: pd.DataFrame, texts: Sequence[str], cfg: 
         found = one_voice(authors[rows])
         carried = found is not None
         if found is None:
-            found = _phrase_of_one(state.labels[t], rows, authors, texts, stop)
+            found = phrase_of_one(state.labels[t], rows, authors, texts, stop)
             if found is None:
                 continue
         author = found.author
@@ -73,11 +74,12 @@ def renames(result: RunResult, papers: pd.DataFrame, texts: Sequence[str], cfg: 
         log.info("topics: theme %d, %r, is %s %s's papers (%d of %d); named again from the other %d", t,
                  state.labels[t], "mostly" if carried else "named by a phrase of", author, int(series.sum()), len(rows),
                  len(others))
-        asked.append(ThemeToName(t, others, topics, state.ids.copy(), state.centroids.copy(), support_on=rows))
+        asked.append(ThemeToName(t, others, topics, state.ids.copy(), state.centroids.copy(), support_on=rows,
+                                 authors=authors[rows]))
     return asked
 
 
-def _phrase_of_one(label: str, rows: np.ndarray, authors: np.ndarray, texts: Sequence[str], stop: frozenset[str]):  # noqa: ANN202
+def phrase_of_one(label: str, rows: np.ndarray, authors: np.ndarray, texts: Sequence[str], stop: frozenset[str]):  # noqa: ANN202
     """The author (a ``voice.Voice``) who wrote ``SERIES_SHARE`` or more, and ``SERIES_PAPERS`` or more,
     of the theme's papers (``rows``) that write its ``label``; None where none did."""
     from pipeline.topics.naming.words import WordIndex

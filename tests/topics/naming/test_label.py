@@ -562,16 +562,3 @@ def test_a_phrase_cut_from_another_themes_label_is_not_a_label(hyphen):
     assert named[0].label == f"Retrieval{hyphen}augmented generation"
     assert named[1].label == "Multi-hop question answering"  # fewer write it, but it is a phrase of its own
 
-
-def test_a_phrase_grows_where_the_papers_writing_it_write_the_longer_one():
-    """"Direct preference" is no label where its papers write "direct preference optimization": however
-    many other papers hold "direct" and "preference" apart, the phrase is judged as written."""
-    from pipeline.topics.naming.label import name_groups
-
-    texts = [f"Direct preference optimization for alignment, case {i}. We align models by direct preference "
-             f"optimization on pairs." for i in range(8)]
-    texts += [f"A direct method for user preference, case {i}. Preference data comes in a direct feed." for i in range(12)]
-    texts += [f"Graph partitioning of meshes, case {i}. Partitioning graphs with edge cuts." for i in range(20)]
-    groups = np.array([0] * 20 + [1] * 20)
-    named = name_groups(texts, texts, groups, [0, 1], np.eye(2), STOP)
-    assert named[0].label.lower() == "direct preference optimization", named[0].label

@@ -141,3 +141,12 @@ def test_the_stage_names_a_series_theme_again_from_the_papers_table(project, has
         index = WordIndex([texts[i] for i in rows])
         label = info.loc[job.theme, "label"]
         assert info.loc[job.theme, "label_support"] == pytest.approx(len(index.having(index.words(label, stop))) / len(rows))
+
+
+def test_the_series_rename_never_takes_another_authors_phrase():
+    result, papers, texts = carried_store()
+    papers.loc[ESSAYS:59, "authors"] = pd.Series([["Bo Second"]] * (60 - ESSAYS), index=range(ESSAYS, 60))
+    [job] = series.renames(result, papers, texts, TopicsConfig())  # Ana Essayist carries it: named from the rest
+    result.to_name = [job]
+    name_run(result, texts, None, TopicsConfig())
+    assert result.state.labels[0] == "Category mistake"  # the rest are all Bo Second's: their phrase is a series too
