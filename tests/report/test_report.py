@@ -197,7 +197,8 @@ def test_a_theme_born_this_week_is_listed_as_new_with_its_papers(themed):
     for title in members[Papers.title]:  # all its papers, earlier weeks included
         assert title in shown
     md = (folder / "report.md").read_text()
-    assert f"**New: {label}**" in md.replace("\\", "")
+    named = data.shown_labels(info.set_index("topic", drop=False))[born]  # as the reports show it
+    assert named.startswith(label) and f"**New: {named}**" in md.replace("\\", "")
     # a theme is not new in the weeks after its birth
     from pipeline.report.week.weekly import build_week
 
