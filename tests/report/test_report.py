@@ -161,7 +161,7 @@ def test_survey_groups_themes_under_areas_and_has_an_area_level(themed, hash_emb
     folders = sorted((themed.paths.reports / "survey").iterdir())
     assert [f.name.endswith("-areas") for f in folders] == [False, True]
     html = (folders[0] / "index.html").read_text().replace("&#39;", "'")
-    assert all(f"{html_escape(label, quote=False)} · " in html for label in set(info["area_label"]))
+    assert all(f"{html_escape(label, quote=False)} <span class=\"note\">(" in html for label in set(info["area_label"]))
     md = (folders[1] / "report.md").read_text()
     assert f"in {info['area'].nunique()} areas." in md
 

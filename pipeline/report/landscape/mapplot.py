@@ -61,7 +61,8 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
         outline = np.array(region(xy[inside]))
         if len(outline) >= 3:
             ax.fill(outline[:, 0], outline[:, 1], fc="#8a8a8a", alpha=0.07, ec="#777777", lw=0.8, ls=(0, (4, 3)))
-            area_names.append((name.upper(), outline[:, 0].mean(), outline[:, 1].max()))
+            # an area named by the list of its themes: one theme a line, narrower than the region
+            area_names.append(("\n".join(name.upper().split(" · ")), outline[:, 0].mean(), outline[:, 1].max()))
     colors = [theme_color(int(t)) for t in topics]
     ax.scatter(xy[:, 0], xy[:, 1], s=max(2.5, 30000 / max(len(xy), 1) ** 1.1), c=colors, alpha=0.7, linewidths=0,
                rasterized=True)  # tens of thousands of dots: a raster layer even in the SVG
@@ -78,7 +79,8 @@ def theme_map(xy: np.ndarray, topics: np.ndarray, labels: dict[int, str], *, tit
     frame = np.array([low - margin, high + margin])
     # area names sit just above their region, fixed; theme names are pushed clear of them
     span = frame[1] - frame[0]
-    area_boxes = np.array([[(len(name) * 8.2 + 8) / 650, 17 / 520] for name, _, _ in area_names]).reshape(-1, 2)
+    area_boxes = np.array([[(max(map(len, name.splitlines())) * 8.2 + 8) / 650, 17 * (name.count("\n") + 1) / 520]
+                           for name, _, _ in area_names]).reshape(-1, 2)
     area_xy = np.array([[x, y + area_boxes[k, 1] * span[1] / 2] for k, (_, x, y) in enumerate(area_names)]).reshape(-1, 2)
     if len(area_xy):
         frame[1, 1] = max(frame[1, 1], float((area_xy[:, 1] + area_boxes[:, 1] * span[1]).max()))
