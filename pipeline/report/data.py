@@ -27,6 +27,7 @@ class Corpus:
 
 
 PART_FIT = 0.25  # a label fewer than this share of its theme's papers write names only a part of it
+CHOSEN = "label_chosen"  # the reports' themes: the label as topic_info holds it, beside the label as shown
 _GENERIC = frozenset("the and for of in on with to a an via based using models model learning".split())
 
 
@@ -81,9 +82,11 @@ def shown_labels(themes: pd.DataFrame) -> dict[int, str]:
 
 def join(papers: pd.DataFrame, doc_topics: pd.DataFrame, info: pd.DataFrame, lineage: pd.DataFrame | None = None,
          forming: list[dict] | None = None) -> Corpus:
-    """The papers with their themes, and the themes, each label as the reports show it (``shown_labels``)."""
+    """The papers with their themes, and the themes, each label as the reports show it (``shown_labels``;
+    the label as chosen stays in ``CHOSEN``)."""
     info = info.set_index(TopicInfo.topic, drop=False)
-    info = info.assign(**{TopicInfo.label: info.index.map(shown_labels(info))}).reset_index(drop=True)
+    info = info.assign(**{CHOSEN: info[TopicInfo.label], TopicInfo.label: info.index.map(shown_labels(info))})
+    info = info.reset_index(drop=True)
     assigned = doc_topics.set_index(DocTopics.paper_id)
     from pipeline.report.render import safe_urls
 

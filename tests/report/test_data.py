@@ -48,3 +48,13 @@ def test_the_reports_corpus_shows_the_labels_as_the_pages_do():
     doc_topics = pd.DataFrame({"paper_id": ["a"], "topic": [0], "probability": [1.0]})
     corpus = data.join(papers, doc_topics, info)
     assert corpus.labels == {0: "Imitation learning · robotic manipulation"}
+
+
+def test_a_theme_is_found_by_its_label_as_shown_or_as_chosen():
+    from pipeline.report.landscape.questions import theme_id
+
+    info = themes([(0, "Imitation learning", "imitation learning · robotic manipulation", 0.1, 0)]).reset_index(drop=True)
+    papers = pd.DataFrame({"paper_id": ["a"], "url": ["https://arxiv.org/abs/a"]})
+    corpus = data.join(papers, pd.DataFrame({"paper_id": ["a"], "topic": [0], "probability": [1.0]}), info)
+    assert theme_id(corpus, "imitation learning") == 0  # as topic_info and the notebooks write it
+    assert theme_id(corpus, "Imitation learning · robotic manipulation") == 0  # as the pages show it

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline.report.data import Corpus
+from pipeline.report.data import CHOSEN, Corpus
 from pipeline.schemas import Papers, TopicInfo
 
 SHOWN = [Papers.paper_id, Papers.title, "theme", Papers.week, Papers.primary_category]
@@ -27,8 +27,9 @@ def theme_id(corpus: Corpus, theme: int | str) -> int:
             raise ValueError(f"no theme {theme}; themes are {sorted(corpus.themes.index.tolist())}")
         return int(theme)
     wanted = str(theme).strip().lower()
+    chosen = corpus.themes.get(CHOSEN, pd.Series(dtype=str))
     for t, label in corpus.labels.items():
-        if label.lower() == wanted:
+        if wanted in (label.lower(), str(chosen.get(t, label)).lower()):  # as shown, or as topic_info holds it
             return t
     near = [label for label in corpus.labels.values() if wanted in label.lower()]
     raise ValueError(f"no theme labelled {theme!r}" + (f"; did you mean {', '.join(map(repr, near[:5]))}?" if near else ""))
