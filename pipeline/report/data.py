@@ -36,9 +36,10 @@ def _words(phrase: str) -> set[str]:
 
 
 def _share_a_word(a: set[str], b: set[str]) -> bool:
-    """Whether two phrases' words meet, a word and its other forms alike ("bias", "biases";
-    "emotion", "emotional": one begins the other, four letters or more)."""
-    return any(x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))) for x in a for y in b)
+    """Whether two phrases' words meet, a word and its other forms alike ("LLM", "LLMs"; "bias",
+    "biases"; "emotion", "emotional": one begins the other, four letters or more)."""
+    return any(x.rstrip("s") == y.rstrip("s") or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x)))
+               for x in a for y in b)
 
 
 def next_phrase(label: str, description: str) -> str | None:
@@ -119,7 +120,8 @@ def at_level(corpus: Corpus, level: str) -> Corpus:
         largest = group.head(3)
         rows.append({
             TopicInfo.topic: int(area), TopicInfo.label: group[TopicInfo.area_label].iloc[0],
-            TopicInfo.description: " · ".join(largest[TopicInfo.label]) + (" …" if len(group) > 3 else ""),
+            TopicInfo.description: " · ".join(largest[CHOSEN if CHOSEN in largest else TopicInfo.label])
+            + (" …" if len(group) > 3 else ""),
             TopicInfo.label_support: None, TopicInfo.area: int(area), TopicInfo.area_label: group[TopicInfo.area_label].iloc[0],
             TopicInfo.keywords: [k for ks in largest[TopicInfo.keywords] for k in list(ks)[:4]],
             TopicInfo.size: int(group[TopicInfo.size].sum()),

@@ -131,8 +131,9 @@ def theme(name: str, sentence: str, also: tuple[str, ...] | list[str] = ()) -> T
     """The variants of ``name`` and of each of its other names ``also``, the qualifier of ``sentence``
     and its content words."""
     said = tokens(sentence)
-    forms = []
-    for each in (name, *also):
+    forms: list[tuple[str, ...]] = []
+    main = 0  # the forms of the name itself: what the sentence's qualifier is read against
+    for k, each in enumerate((name, *also)):
         raw = re.findall(r"\w+", each)
         words = [norm(w) for w in raw]
         forms.append(tuple(words))
@@ -140,8 +141,11 @@ def theme(name: str, sentence: str, also: tuple[str, ...] | list[str] = ()) -> T
             if _is_acronym(r):
                 for run in _acronym_expansions(w, said):
                     forms.append(tuple(words[:i] + run + words[i + 1:]))
+        if k == 0:
+            main = len(forms)
+    own = [f for f in forms[:main] if f]
     forms = [f for f in forms if f]
-    return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(forms, said, _words(sentence)),
+    return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(own, said, _words(sentence)),
                  tuple(stems(sentence)), tuple(also))
 
 

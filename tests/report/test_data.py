@@ -27,6 +27,7 @@ def test_the_next_phrase_says_what_the_label_does_not():
     assert data.next_phrase("Vision-language models", "vision-language models · VLMs · grounding") == "grounding"
     assert data.next_phrase("OOD detection", "OOD detection · out-of-distribution · open-set") == "open-set"
     assert data.next_phrase("Social bias", "social bias · biases · stereotypes") == "stereotypes"  # a form of its word
+    assert data.next_phrase("LLM agents", "LLM agents · LLMs reasoning · tool use") == "tool use"  # an acronym's plural
     assert data.next_phrase("Consensus", "consensus · consensus protocols") is None
 
 

@@ -305,3 +305,7 @@ def test_a_cache_file_of_other_columns_or_unreadable_is_read_afresh_and_duplicat
     assert read == 2 and found.count["KV cache"].tolist() == [1, 0]
     _, read = cache.read(pd.Series(["a", "a"]), pd.Series(["\nKV cache of LLMs", "\nnothing"]), themes)
     assert read == 0  # both versions of the paper kept, each under its text
+
+
+def test_other_names_leave_the_names_qualifier_as_it_is():
+    assert theme(*KV, ("language model cache", "model memory")).qualifiers == theme(*KV).qualifiers

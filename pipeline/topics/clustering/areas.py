@@ -119,10 +119,12 @@ def _finer(groups: list[list[int]], link: np.ndarray, leaves: dict[int, list[int
     node_of = {frozenset(v): node for node, v in leaves.items()}
     total = sum(sizes.get(t, 0) for g in groups for t in g) or 1
     groups = [list(g) for g in groups]
+    limit = max(MAX_AREA_SHARE, UNEVEN / k) * total
     while len(groups) < 2 * k:
-        big = max(groups, key=lambda g: (sum(sizes.get(t, 0) for t in g), -min(g)))
-        if len(big) < 2 or sum(sizes.get(t, 0) for t in big) <= max(MAX_AREA_SHARE, UNEVEN / k) * total:
+        over = [g for g in groups if len(g) >= 2 and sum(sizes.get(t, 0) for t in g) > limit]
+        if not over:  # a one-theme area cannot be split: the others over the limit still are
             break
+        big = max(over, key=lambda g: (sum(sizes.get(t, 0) for t in g), -min(g)))
         a, b = (int(x) for x in link[node_of[frozenset(big)] - m][:2])
         groups.remove(big)
         groups += [list(leaves[a]), list(leaves[b])]

@@ -74,7 +74,7 @@ def name_groups(
     at least this share write. When none is, the best phrase is taken as without a floor.
     ``accept(group, candidates, corpus, embed)``: the candidates a group may be named by (an area:
     the phrases its themes share, ``names.Shared``); the description is still of all of them.
-    ``min_words``: the fewest words a label may have (an area may be named by one: "Speech", "HPC")."""
+    ``min_words``: the fewest words a label may have (an area may be named by one acronym: "HPC")."""
     ids = [int(t) for t in ids]
     groups = np.asarray(groups)
     if corpus is not None and (corpus.stop != stop or (texts is not corpus.texts and list(texts) != list(corpus.texts))):

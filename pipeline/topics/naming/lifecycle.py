@@ -9,8 +9,10 @@ name:
    with its label, and a new theme holding that label takes another;
 3. **made unique** (``distinct``): ``topic_info`` needs one theme per label, so a label a
    smaller-numbered theme already holds gains a keyword, or else the theme number (``unique``);
-4. **renamed as a series** (``names.name_run`` with the run's papers, ``series.renames``): a theme
-   one author carries whose label is a phrase of that series is named again from its other papers.
+4. **named again** (``relabel``, from ``names``): a theme one author carries whose label is a phrase
+   of that series, or (at a fit or refit) whose label is one author's phrase, is named again from
+   its other papers (``series.renames``); a theme born in a weekly update, or still young, is named
+   from its papers as they grow (``weekly.incremental``).
 
 ``clustering.model.consolidate`` merges themes whose labels fit few of their papers before any label
 is kept: it decides how many themes there are, not what an existing theme is called.
@@ -66,8 +68,8 @@ def distinct(state: State) -> None:
 
 
 def relabel(state: State, theme: int, label: str) -> str | None:
-    """Rules 3 and 4 for one theme named again (``names``): ``label`` made unique against the other
-    themes, set; returns the label it had (None: it had none)."""
+    """Rule 4 for one theme named again (``names``), with rule 3: ``label`` made unique against the
+    other themes, set; returns the label it had (None: it had none)."""
     before = state.labels.get(theme)
     state.labels[theme] = unique(label, state.words.get(theme, []),
                                  {v for u, v in state.labels.items() if u != theme}, theme)

@@ -29,6 +29,7 @@ The theme labels are then made unique (``lifecycle.distinct``: the one place a l
 from __future__ import annotations
 
 import dataclasses
+import re
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -260,7 +261,7 @@ class Shared:
         if len(having & inside) < OWN_WORD * len(having):
             return False
         form = surface_form(word, [corpus.texts[i] for i in sorted(having & inside)[:200]])
-        return sum(c.isupper() for c in form) >= 2
+        return re.fullmatch(r"[A-Z][A-Z0-9]+s?", form) is not None  # HPC, LLMs; not PyTorch, GitHub
 
 
 def _theme_ask(job: ThemeToName, state: State, stop: frozenset[str], cfg: TopicsConfig) -> _Ask:

@@ -8,7 +8,7 @@ papers outside the series, the run asks for it to be named again from those pape
 (``names.ThemeToName``, the series' papers left out of the naming), as long as ``NAMED_FROM`` of them
 remain; with fewer, the theme is the series, and keeps its label beside the reports' note.
 
-The same holds for a theme one author does not carry but whose label is that author's phrase: where
+The same holds, at a fit or refit, for a theme one author does not carry but whose label is that author's phrase: where
 ``SERIES_SHARE`` or more of the theme's papers that write its label (and at least ``SERIES_PAPERS``)
 are one author's, a coined phrase of a minority names the theme for the rest, and it is named again
 from the papers outside that author's. A label is only taken from such a renaming where it fits at
@@ -60,11 +60,14 @@ def renames(result: RunResult, papers: pd.DataFrame, texts: Sequence[str], cfg: 
         found = one_voice(authors[rows])
         carried = found is not None
         if found is None:
+            if result.mode == "update":  # an update keeps its themes' labels; a fit or refit names them afresh
+                continue
             found = phrase_of_one(state.labels[t], rows, authors, texts, stop)
             if found is None:
                 continue
         author = found.author
-        series = np.array([names is not None and author in set(names) for names in authors[rows]], dtype=bool)
+        series = np.array([isinstance(names, (list, tuple, np.ndarray)) and author in set(names) for names in authors[rows]],
+                          dtype=bool)
         others = rows[~series]
         if len(others) < NAMED_FROM:
             continue

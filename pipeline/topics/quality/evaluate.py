@@ -50,7 +50,10 @@ def evaluate(cfg: Config, *, stability: bool = True, embedder: Embedder | None =
                             index))
     floor = cfg.topics.min_label_support
     result[f"labels_below_{floor:.2f}_support"] = sorted(state.labels[t] for t, v in labels["label_support"].items() if v < floor)
-    result["areas"] = area_measures(state.area_labels, state.area_of, state.labels, topics, index, stop, floor)
+    from pipeline.topics.naming.names import AREA_FLOOR
+
+    result["areas"] = area_measures(state.area_labels, state.area_of, state.labels, topics, index, stop,
+                                    max(floor, AREA_FLOOR))  # the floor an area's phrase is named at
     if stability:
         from pipeline.topics.clustering.model import ThemeModel
 

@@ -271,7 +271,7 @@ def hindsight(topics: np.ndarray, titles: Sequence[str], ids: Sequence[int], ind
 
 def area_measures(area_labels: dict[int, str], area_of: dict[int, int], labels: dict[int, str], topics: np.ndarray,
                   index, stop: frozenset[str], floor: float) -> list[dict]:  # noqa: ANN001 - a words.WordIndex
-    """Whether each area is named for what its themes share: by its themes ("A & B", or its one
+    """Whether each area is named for what its themes share: by its themes ("A · B · C", or its one
     theme's label, ``names.by_themes``), or by a phrase, with the share of the area's papers in the themes of which
     at least ``floor`` write every content word of it (``shared``) and how many such themes there are.
     An area named after one of its themes has one theme writing its name."""

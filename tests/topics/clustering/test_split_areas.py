@@ -258,3 +258,21 @@ def test_a_refit_keeps_an_areas_phrase_but_not_a_label_made_of_its_old_themes():
     job = areas.cut(refit, topics, embeddings, paper_ids, previous=first,
                     previous_topics=dict(zip(paper_ids, topics.tolist())))
     assert job.kept == {small: "Stream processing"}  # the themes' label is named again from the new themes
+
+
+def test_an_area_over_the_share_limit_is_split_along_the_tree_even_beside_a_larger_single_theme():
+    from pipeline.topics.clustering.areas import MAX_AREA_SHARE, UNEVEN, build_tree
+
+    rng = np.random.default_rng(0)
+    centres = np.eye(16, 8)[[0] + [1] * 8 + [2] * 4 + [3] * 3]  # theme 0 alone; a group of 8; of 4; of 3
+    centroids = centres + 0.01 * rng.normal(size=centres.shape)
+    centroids[1:9, 4] += np.linspace(0, 0.4, 8)  # the group of 8 has two halves along the tree
+    sizes = {0: 480, **{t: 53 for t in range(1, 9)}, **{t: 10 for t in range(9, 16)}}
+    tree = build_tree(centroids, list(range(16)), sizes, k=4)
+    total = sum(sizes.values())
+    limit = max(MAX_AREA_SHARE, UNEVEN / 4) * total
+    areas = {}
+    for t, a in tree.area_of.items():
+        areas.setdefault(a, []).append(t)
+    assert [0] in areas.values()  # the one-theme area of 48 % stays: nothing to split
+    assert all(sum(sizes[t] for t in g) <= limit for g in areas.values() if len(g) >= 2)  # the 42 % group is split
