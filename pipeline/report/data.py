@@ -46,13 +46,20 @@ def next_phrase(label: str, description: str) -> str | None:
     """The theme's strongest phrase after its label that says something the label does not (no word
     in common), a phrase of two words or an acronym before a lone word: what a reader needs beside a
     label that names only part of its theme ("Imitation learning · robotic manipulation")."""
+    from pipeline.report.watched import is_acronym
+
     said = _words(label)
-    acronyms = {w.lower().rstrip("s") for w in re.findall(r"\w+", label) if sum(c.isupper() for c in w) >= 2}
-    initials = "".join(w if sum(c.isupper() for c in w) >= 2 else w[:1] for w in re.findall(r"[\w]+", label))
-    rest = [p.strip() for p in description.split(" · ")[1:] if p.strip() and not _share_a_word(_words(p), said) and _words(p)
-            and p.strip().rstrip("s").lower() != initials.rstrip("s").lower()  # not the label's own acronym
-            and "".join(w[:1] for w in re.findall(r"[a-z0-9]+", p.lower())) not in acronyms]  # nor one's words
-    telling = [p for p in rest if len(p.split()) >= 2 or sum(c.isupper() for c in p) >= 2]
+    label_words = re.findall(r"\w+", label)
+    acronyms = {w.lower().rstrip("s") for w in label_words if is_acronym(w)}
+    initials = "".join(w if is_acronym(w) else w[:1] for w in label_words).rstrip("s").lower()
+    rest = []
+    for phrase in (p.strip() for p in description.split(" · ")[1:]):
+        words = _words(phrase)
+        if (words and not _share_a_word(words, said)
+                and phrase.rstrip("s").lower() != initials  # not the label's own acronym
+                and "".join(w[:1] for w in re.findall(r"[a-z0-9]+", phrase.lower())) not in acronyms):  # nor one's words
+            rest.append(phrase)
+    telling = [p for p in rest if len(p.split()) >= 2 or is_acronym(p)]
     return (telling or rest or [None])[0]
 
 

@@ -123,7 +123,7 @@ class Theme:
         return hashlib.sha1(f"{VERSION}\0{','.join(FIELDS)}\0{names}\0{self.sentence}".encode()).hexdigest()[:16]
 
 
-def _is_acronym(word: str) -> bool:
+def is_acronym(word: str) -> bool:
     return len(word) >= 2 and sum(c.isupper() for c in word) >= 2  # KV, MoE, LLM, GPUs
 
 
@@ -138,7 +138,7 @@ def theme(name: str, sentence: str, also: tuple[str, ...] | list[str] = ()) -> T
         words = [norm(w) for w in raw]
         forms.append(tuple(words))
         for i, (w, r) in enumerate(zip(words, raw)):
-            if _is_acronym(r):
+            if is_acronym(r):
                 for run in _acronym_expansions(w, said):
                     forms.append(tuple(words[:i] + run + words[i + 1:]))
         if k == 0:

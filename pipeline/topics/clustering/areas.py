@@ -115,16 +115,18 @@ def _finer(groups: list[list[int]], link: np.ndarray, leaves: dict[int, list[int
     """The cut's ``k`` areas, the largest split along the tree (into the two subtrees it joins) while it
     holds more than ``MAX_AREA_SHARE`` of the papers (``UNEVEN / k`` where that is more) and has two
     themes or more, up to ``2 k`` areas."""
+    def size(group: list[int]) -> int:
+        return sum(sizes.get(t, 0) for t in group)
+
     m = len(link) + 1
     node_of = {frozenset(v): node for node, v in leaves.items()}
-    total = sum(sizes.get(t, 0) for g in groups for t in g) or 1
     groups = [list(g) for g in groups]
-    limit = max(MAX_AREA_SHARE, UNEVEN / k) * total
+    limit = max(MAX_AREA_SHARE, UNEVEN / k) * (sum(map(size, groups)) or 1)
     while len(groups) < 2 * k:
-        over = [g for g in groups if len(g) >= 2 and sum(sizes.get(t, 0) for t in g) > limit]
+        over = [g for g in groups if len(g) >= 2 and size(g) > limit]
         if not over:  # a one-theme area cannot be split: the others over the limit still are
             break
-        big = max(over, key=lambda g: (sum(sizes.get(t, 0) for t in g), -min(g)))
+        big = max(over, key=lambda g: (size(g), -min(g)))
         a, b = (int(x) for x in link[node_of[frozenset(big)] - m][:2])
         groups.remove(big)
         groups += [list(leaves[a]), list(leaves[b])]

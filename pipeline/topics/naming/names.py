@@ -238,9 +238,9 @@ class Shared:
         shared = []
         for phrase, words in phrases.items():
             having = corpus.doc_index.having(words)
-            written = writing(having, themes, self.floor)
             if len(phrase.split()) < MIN_WORDS and not self._own_acronym(phrase, having, inside, corpus):
                 continue
+            written = writing(having, themes, self.floor)
             if len(written) >= 2 and sum(map(len, written)) >= SHARED * members.sum():
                 shared.append(phrase)
         if embed is not None and len(self.job.ids) >= 2 and shared:
