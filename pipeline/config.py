@@ -251,9 +251,9 @@ class ReportConfig:
     # sets, benchmarks/watched/, docs/decisions/watched-matching.md). z: how far a paper's cosine to
     # the theme's sentence lies out in the store's tail (cosine minus the mean, over the spread)
     watch_floor: float = 0.2  # cosine to the sentence below which no paper is on it
-    watch_z_name: float = 0.0  # the name written once in the abstract counts this far out (in the title: always)
+    watch_z_name: float = 0.0  # the name in the abstract (twice, or once with a word of it in the title) counts this far out
     watch_z: float = 2.5  # ... or every word of the name written and this far out
-    watch_z_words: float = 2.0  # ... or this far, writing watch_share of the sentence's content words
+    watch_z_words: float = 1.5  # ... or this far, writing watch_share of the sentence's content words
     watch_z_far: float = 4.0  # ... or this far, whatever the words
     watch_share: float = 0.67
     watch_named: float = 0.5  # no paper is on a theme by its closeness without this share of the name's words

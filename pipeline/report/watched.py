@@ -9,9 +9,10 @@ must also write "language model" or "LLM"), and
 
 - **by its name**: it writes the name or one of its usual variants as a phrase ("KV cache",
   "KV-caches", "key-value (KV) cache"; "agent memory", "memory for LLM-based agents",
-  "memory-augmented agents") in its title, or in its abstract at ``watch_z_name`` or further out in
-  the store's tail of cosines to the sentence (``z``: the paper's cosine minus the store's mean
-  cosine to that sentence, over their standard deviation); or
+  "memory-augmented agents") in its title, or in its abstract (twice, or once where the title writes
+  a word of the name: a passing mention is not the paper's subject) at ``watch_z_name`` or further
+  out in the store's tail of cosines to the sentence (``z``: the paper's cosine minus the store's
+  mean cosine to that sentence, over their standard deviation); or
 - **close**, writing at least ``watch_named`` of the name's words: ``z >= watch_z_far``; or every word
   of the name and ``z >= watch_z``; or ``z >= watch_z_words`` and ``watch_share`` of the sentence's
   content words.
@@ -47,7 +48,7 @@ REVERSED_GAP = 3  # words between "memory for" and "agents" ("memory for LLM-bas
 _WORD = re.compile(r"\w+|[.;:!?()\[\]]")  # words in any script, and the marks that end a clause
 _MARK = "|"  # a clause's end, as the token stream writes it
 _MARKS = frozenset(".;:!?()[]")  # what ends a clause in the text
-VERSION = 2  # of the text rules: cached text matches of another version are read again
+VERSION = 3  # of the text rules: cached text matches of another version are read again
 
 
 def norm(word: str) -> str:
@@ -248,24 +249,27 @@ def _turned(form: tuple[str, ...], doc: Doc) -> list[int]:
     return out
 
 
-def read_text(doc: Doc, t: Theme) -> tuple[int, bool, float, bool, float]:
+def read_text(doc: Doc, t: Theme) -> tuple[int, bool, float, bool, float, bool]:
     """For one paper: (how often the name or a variant is written, whether in the title, the share of
     the name's words written (in some form), whether the qualifier is written (True when there is
-    none), the share of the sentence's content words written)."""
+    none), the share of the sentence's content words written, whether the title writes a word of the
+    name in some form)."""
     places = [set(_written(form, doc)) for form in t.forms]
     count = max(len(p) for p in places)
     title = any(i < doc.title_ends for p in places for i in p)
     named = max(float(np.mean([doc.has_stem(w[:max(3, len(w) - 2)]) for w in form if w not in STOP] or [0.0]))
                 for form in t.forms)
+    heads = {w[:max(3, len(w) - 2)] for form in t.forms for w in form if w not in STOP}
+    titled = any(w.startswith(h) for w in doc.words[:doc.title_ends] for h in heads)
     qualified = not t.qualifiers or any(
         any(_follows(q, doc.words, i, 0) is not None for i in doc.at.get(q[0], [])) if len(q) > 1
         else (q[0] in doc.at or (len(q[0]) >= 3 and any(w.endswith(q[0]) for w in doc.at)))
         for q in t.qualifiers)
     share = float(np.mean([doc.has_stem(s) for s in t.words])) if t.words else 0.0
-    return count, title, named, qualified, share
+    return count, title, named, qualified, share, titled
 
 
-FIELDS = {"count": int, "title": bool, "named": float, "qualified": bool, "share": float}
+FIELDS = {"count": int, "title": bool, "named": float, "qualified": bool, "share": float, "titled": bool}
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,7 @@ class TextMatches:
     named: pd.DataFrame
     qualified: pd.DataFrame
     share: pd.DataFrame
+    titled: pd.DataFrame
 
 
 def read_texts(texts: pd.Series, themes: list[Theme]) -> TextMatches:
@@ -356,7 +361,7 @@ class Thresholds:
     floor: float = 0.2  # cosine to the sentence below which nothing matches
     z_name: float = 0.0  # the name written once in the abstract, this far out (in the title: the floor is enough)
     z_alone: float = 2.5  # this far out, with every word of the name written
-    z_words: float = 2.0  # this far out, with ``share`` of the sentence's content words written
+    z_words: float = 1.5  # this far out, with ``share`` of the sentence's content words written
     z_far: float = 4.0  # this far out, whatever the words
     share: float = 0.67
     named: float = 0.5  # no paper is close without at least this share of the name's words
@@ -398,9 +403,12 @@ def decide(text: TextMatches, cosine: np.ndarray, limits: Thresholds = Threshold
     else:
         z = np.zeros_like(cosine)
     near = cosine >= limits.floor
-    count, title, named, qualified, share = (text.count.to_numpy(), text.title.to_numpy(), text.named.to_numpy(),
-                                             text.qualified.to_numpy(), text.share.to_numpy())
-    by_name = near & qualified & (title | ((count >= 1) & (z >= limits.z_name)))
+    count, title, named, qualified, share, titled = (
+        text.count.to_numpy(), text.title.to_numpy(), text.named.to_numpy(), text.qualified.to_numpy(),
+        text.share.to_numpy(), text.titled.to_numpy())
+    # written once in the abstract, the name is the paper's subject only where its title says a word of it
+    in_abstract = (count >= 2) | ((count >= 1) & titled)
+    by_name = near & qualified & (title | (in_abstract & (z >= limits.z_name)))
     close = near & qualified & (named >= limits.named) & (
         (z >= limits.z_far) | ((named >= 1) & (z >= limits.z_alone)) | ((z >= limits.z_words) & (share >= limits.share)))
     if len(names) > 1 and len(cosine):

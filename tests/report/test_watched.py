@@ -111,13 +111,32 @@ def test_a_paper_close_to_two_themes_is_on_the_nearest_unless_it_writes_both_nam
     vectors[0] = unit(1.2 * a + b)  # close to both, nearer the first
     texts[0] = "\nA study of KV memory, speculative tricks, cache reuse and decoding of LLM tokens"
     vectors[1] = vectors[0]
-    texts[1] = "\nSpeculative decoding with a compressed KV cache for LLMs"  # both names written
+    texts[1] = "Speculative decoding with a compressed KV cache for LLMs\nWe draft tokens."  # both names written
     limits = Thresholds(floor=0.0, z_name=0.0, z_alone=2.0, z_words=2.0, z_far=2.5, named=0.5)
     found = match(texts, vectors, watch, np.stack([a, b]), limits=limits)
     assert found.z.iloc[0].min() >= 2.5  # close enough to be on either alone
     assert found.on.iloc[0].tolist() == [True, False]
     assert found.on.iloc[1].tolist() == [True, True] and found.by_name.iloc[1].all()
     assert found.evidence("KV cache")[1] > found.evidence("KV cache")[0]  # by its name first
+
+
+def test_a_name_written_once_in_the_abstract_counts_only_where_the_title_says_a_word_of_it():
+    rng = np.random.default_rng(2)
+    dim, n = 64, 300
+    sentence = unit(rng.standard_normal(dim))
+    vectors = unit(rng.standard_normal((n, dim)))
+    texts = pd.Series([f"Paper {i}\nAn unrelated paper on graphs" for i in range(n)])
+    passing = "Our attention layer cuts the KV cache of LLMs by half and doubles the throughput."
+    texts[0] = "A linear attention architecture\n" + passing  # a result in passing: not its subject
+    texts[1] = "Cache-aware attention for long contexts\n" + passing  # the title says "cache"
+    texts[2] = "A linear attention architecture\n" + passing + " Each KV cache block is kept in low precision."
+    for i in range(3):
+        vectors[i] = unit(sentence + 0.8 * unit(rng.standard_normal(dim)))  # close, yet not far out
+    limits = Thresholds(floor=0.0, z_name=0.0, z_alone=99.0, z_words=99.0, z_far=99.0)
+    found = match(texts, vectors, {"KV cache": KV[1]}, sentence[None, :], limits=limits)
+    assert found.z.iloc[:3, 0].min() > 0
+    assert found.by_name["KV cache"].iloc[:3].tolist() == [False, True, True]
+    assert found.on["KV cache"].iloc[:3].tolist() == [False, True, True]
 
 
 def test_each_papers_text_is_read_once_and_again_only_when_it_changes(tmp_path, monkeypatch):
