@@ -76,14 +76,18 @@ def shown_labels(themes: pd.DataFrame) -> dict[int, str]:
     (siblings that read alike: "AI agents", "LLM agents"; "LLM inference", "LLM serving"), is followed by ``next_phrase``; the
     others as they are."""
     labels = {int(t): str(v) for t, v in themes[TopicInfo.label].items()}
-    support = themes[TopicInfo.label_support] if TopicInfo.label_support in themes else pd.Series(dtype=float)
-    area = themes[TopicInfo.area] if TopicInfo.area in themes else pd.Series(0, index=themes.index)
+    support = (themes[TopicInfo.label_support] if TopicInfo.label_support in themes else pd.Series(dtype=float)).to_dict()
+    area = (themes[TopicInfo.area] if TopicInfo.area in themes else pd.Series(0, index=themes.index)).to_dict()
+    description = themes[TopicInfo.description].to_dict()
+    by_area: dict = {}
+    for t, label in labels.items():
+        by_area.setdefault(area.get(t), []).append((t, label))
     out = {}
     for t, label in labels.items():
         value = support.get(t)
         part = value is not None and not pd.isna(value) and float(value) < PART_FIT
-        siblings = any(_alike(label, other) for u, other in labels.items() if u != t and area.get(u) == area.get(t))
-        extra = next_phrase(label, str(themes.at[t, TopicInfo.description])) if part or siblings else None
+        siblings = any(_alike(label, other) for u, other in by_area[area.get(t)] if u != t)
+        extra = next_phrase(label, str(description[t])) if part or siblings else None
         out[t] = f"{label} · {extra}" if extra else label
     return out
 

@@ -132,19 +132,21 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
 
 def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa: ANN001, ANN201 - watched.Matches
     """``watched.match`` of every paper of ``corpus`` against the configured watched themes
-    (``embeddings``: the papers' vectors, when already loaded); each paper's text is read once and kept
-    in ``data/interim/watched/``, so a week's report reads only its new papers."""
+    (``embeddings``: the papers' vectors, when already loaded); each paper's text is read and its
+    cosines computed once and kept in ``data/interim/watched/``, so a week's report reads, and loads
+    the vectors of, only its new papers."""
     from pipeline.report.watched import TextCache, Thresholds, match
     from pipeline.topics import fitted
 
     watch = dict(cfg.report.watch)
-    if embeddings is None:
-        embeddings, _ = load_embeddings(cfg, corpus)
     papers = corpus.papers
-    texts = papers[Papers.title].fillna("") + "\n" + papers[Papers.abstract].fillna("")
-    return match(texts, embeddings, watch, fitted.embed_texts(cfg, list(watch.values())),
-                 limits=Thresholds.of(cfg.report), cache=TextCache(cfg.paths.watched), ids=papers[Papers.paper_id],
-                 also=cfg.report.also())
+    texts = pd.Series([f"{t}\n{a}" for t, a in zip(papers[Papers.title].fillna("").tolist(),
+                                                    papers[Papers.abstract].fillna("").tolist())], index=papers.index, dtype=object)
+    # vectors only for the papers the cache has not compared yet (a week's new papers)
+    vectors = embeddings if embeddings is not None else (lambda rows: fitted.load(cfg, papers.iloc[rows]).embeddings)
+    return match(texts, vectors, watch, lambda: fitted.embed_texts(cfg, list(watch.values())),
+                 limits=Thresholds.of(cfg.report), cache=TextCache(cfg.paths.watched, fitted.identity(cfg)),
+                 ids=papers[Papers.paper_id], also=cfg.report.also())
 
 
 def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False,

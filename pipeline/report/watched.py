@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -298,60 +299,105 @@ def read_texts(texts: pd.Series, themes: list[Theme]) -> TextMatches:
     return TextMatches(*frames)
 
 
-class TextCache:
-    """The text half of matching kept per paper, one table per watched theme
-    (``<folder>/<Theme.key>.parquet``: paper id, a hash of its text, and ``read_text``'s readings), so
-    that a report reads again only the papers it has not read, or whose text changed."""
+@dataclass(frozen=True)
+class Readings:
+    """What ``TextCache.readings`` found of the papers asked about."""
 
-    def __init__(self, folder: Path) -> None:
+    text: TextMatches
+    cosine: np.ndarray | None  # papers x themes: each paper's cosine to each sentence (None: not asked for)
+    read: int  # papers whose text was read now (not kept for some theme, or changed)
+    embedded: int  # papers whose cosines were computed now
+
+
+def _keys(ids: pd.Series, texts: pd.Series) -> np.ndarray:
+    """One 64-bit hash per paper of its id and text: a paper whose text changed is another row."""
+    return np.array([int.from_bytes(hashlib.blake2b(f"{i}\0{t}".encode(), digest_size=8).digest(), "little")
+                     for i, t in zip(ids.astype(str).tolist(), texts.tolist())], dtype=np.uint64)
+
+
+class TextCache:
+    """What matching reads of each paper, kept per paper, one table per watched theme
+    (``<folder>/<Theme.key>[-<model>].parquet``: a hash of the paper's id and text, ``read_text``'s
+    readings and, given the embedding model's ``identity``, the paper's cosine to the theme's
+    sentence), so that a report reads and compares again only the papers it has not seen, or whose
+    text changed."""
+
+    def __init__(self, folder: Path, identity: str = "") -> None:
         self.folder = folder
+        self.identity = identity
+
+    def path(self, t: Theme) -> Path:
+        model = f"-{hashlib.sha1(self.identity.encode()).hexdigest()[:8]}" if self.identity else ""
+        return self.folder / f"{t.key}{model}.parquet"
 
     def read(self, ids: pd.Series, texts: pd.Series, themes: list[Theme]) -> tuple[TextMatches, int]:
         """The text matches of the papers (``ids``/``texts``, same index) on ``themes``, and how many
         papers had to be read (not in the cache for some theme)."""
+        found = self.readings(ids, texts, themes)
+        return found.text, found.read
+
+    def readings(self, ids: pd.Series, texts: pd.Series, themes: list[Theme],
+                 cosine_of: Callable[[np.ndarray], np.ndarray] | None = None) -> Readings:
+        """``read``, and with ``cosine_of`` (rows of the papers -> their cosines to every theme's
+        sentence, rows x themes) each paper's cosines, computed only for the papers not kept."""
         from pipeline.io import write_frame
 
         texts = texts.fillna("")
-        keys = pd.DataFrame({"paper_id": ids.astype(str).to_numpy(),
-                             "text": [hashlib.sha1(t.encode("utf-8")).hexdigest()[:16] for t in texts.tolist()]})
-        empty = pd.DataFrame({"paper_id": pd.Series(dtype=str), "text": pd.Series(dtype=str),
-                              **{f: pd.Series(dtype=d) for f, d in FIELDS.items()}})
-        kept, found = {}, {}
-        missing = np.zeros(len(texts), dtype=bool)
-        for t in themes:
-            kept[t.key] = old = self._kept(self.folder / f"{t.key}.parquet", empty)
-            found[t.name] = at = keys.merge(old.drop_duplicates(["paper_id", "text"]), on=["paper_id", "text"], how="left")
-            missing |= at["share"].isna().to_numpy()
+        keys = _keys(ids, texts)
+        n = len(texts)
+        kept = [self._kept(self.path(t)) for t in themes]
+        at = [pd.Index(old["key"].to_numpy()).get_indexer(keys) if len(old) else np.full(n, -1) for old in kept]
+        missing = np.zeros(n, dtype=bool)
+        for where in at:
+            missing |= where < 0
         fresh = read_texts(texts[missing], themes) if missing.any() else None
+        cosine = np.full((n, len(themes)), np.nan)
         columns: dict[str, dict[str, np.ndarray]] = {f: {} for f in FIELDS}
-        for t in themes:
-            at = found[t.name]
+        for j, (t, old, where) in enumerate(zip(themes, kept, at)):
+            have = ~missing
             for field, dtype in FIELDS.items():
-                values = at[field].to_numpy(dtype=object, copy=True)
+                values = np.zeros(n, dtype=dtype)
+                values[have] = old[field].to_numpy()[where[have]]
                 if fresh is not None:
                     values[missing] = getattr(fresh, field)[t.name].to_numpy()
-                columns[field][t.name] = values.astype(dtype)
-            if fresh is not None:
-                new = keys[missing].assign(**{f: getattr(fresh, f)[t.name].to_numpy() for f in FIELDS})
-                table = pd.concat([kept[t.key], new], ignore_index=True).drop_duplicates(["paper_id", "text"], keep="last")
-                write_frame(table, self.folder / f"{t.key}.parquet")
+                columns[field][t.name] = values
+            known = where >= 0
+            cosine[known, j] = old["cosine"].to_numpy()[where[known]]
+        need = np.flatnonzero(np.isnan(cosine).any(axis=1)) if cosine_of is not None else np.zeros(0, dtype=int)
+        if len(need):
+            cosine[need] = np.asarray(cosine_of(need), dtype=float).reshape(len(need), len(themes))
+        for j, (t, old) in enumerate(zip(themes, kept)):
+            if not (missing.any() or len(need)):
+                break
+            new = pd.DataFrame({"key": keys[missing], **{f: columns[f][t.name][missing] for f in FIELDS},
+                                "cosine": cosine[missing, j]})
+            table = pd.concat([old, new], ignore_index=True) if len(old) else new
+            table = table.drop_duplicates("key", keep="last").reset_index(drop=True)
+            if len(need):
+                rows = pd.Index(table["key"].to_numpy()).get_indexer(keys[need])
+                table.loc[rows, "cosine"] = cosine[need, j]
+            write_frame(table, self.path(t))
         names = [t.name for t in themes]
         frames = [pd.DataFrame(columns[f], index=texts.index, columns=names) for f in FIELDS]
-        return TextMatches(*frames), int(missing.sum())
+        return Readings(TextMatches(*frames), cosine if cosine_of is not None else None, int(missing.sum()), len(need))
 
     @staticmethod
-    def _kept(path: Path, empty: pd.DataFrame) -> pd.DataFrame:
+    def _kept(path: Path) -> pd.DataFrame:
         """A theme's kept readings; none when there are none, or when the file cannot be read or holds
         other columns (it is then read afresh and written again)."""
         from pipeline.io import TableError, read_frame
 
+        empty = pd.DataFrame({"key": pd.Series(dtype=np.uint64), **{f: pd.Series(dtype=d) for f, d in FIELDS.items()},
+                              "cosine": pd.Series(dtype=float)})
         if not path.exists():
             return empty
         try:
             table = read_frame(path)
         except TableError:
             return empty
-        return table if set(empty.columns) <= set(table.columns) else empty
+        if not set(empty.columns) <= set(table.columns):
+            return empty
+        return table.drop_duplicates("key", keep="last").reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -421,20 +467,32 @@ def decide(text: TextMatches, cosine: np.ndarray, limits: Thresholds = Threshold
                    pd.DataFrame(by_name, index=index, columns=names))
 
 
-def match(texts: pd.Series, vectors: np.ndarray, watch: dict[str, str], sentence_vectors: np.ndarray, *,
-          limits: Thresholds = Thresholds(), cache: TextCache | None = None, ids: pd.Series | None = None,
+Vectors = np.ndarray | Callable[[np.ndarray], np.ndarray]
+
+
+def match(texts: pd.Series, vectors: Vectors, watch: dict[str, str],
+          sentence_vectors: np.ndarray | Callable[[], np.ndarray], *, limits: Thresholds = Thresholds(),
+          cache: TextCache | None = None, ids: pd.Series | None = None,
           also: dict[str, tuple[str, ...]] | None = None) -> Matches:
     """For each paper (rows of ``texts``, each its title, a newline and its abstract, and of
     ``vectors``) and watched theme (by name): whether it is on the theme, by its name or by
     closeness, and its calibrated cosine ``z`` to the theme's sentence. With a ``cache`` (and the
-    papers' ``ids``) the text of papers read before is not read again. ``also``: other names of a
-    theme (by its name), read as the name is."""
+    papers' ``ids``) a paper seen before is neither read nor compared again: ``vectors`` may then be
+    a function giving the vectors of the rows asked for, and ``sentence_vectors`` one giving the
+    sentences' (called only when some paper is new). ``also``: other names of a theme (by its name),
+    read as the name is."""
     themes = [theme(n, s, (also or {}).get(n, ())) for n, s in watch.items()]
+    sentences = sentence_vectors if callable(sentence_vectors) else (lambda: sentence_vectors)
+
+    def cosine_of(rows: np.ndarray) -> np.ndarray:
+        return (vectors(rows) if callable(vectors) else vectors[rows]) @ np.asarray(sentences()).T
+
     if cache is not None and ids is not None:
-        text, _ = cache.read(ids, texts, themes)
+        found = cache.readings(ids, texts, themes, cosine_of)
+        text, cosine = found.text, found.cosine
     else:
         text = read_texts(texts, themes)
-    cosine = vectors @ np.asarray(sentence_vectors).T if len(vectors) else np.zeros((0, len(themes)))
+        cosine = cosine_of(np.arange(len(texts))) if len(texts) else np.zeros((0, len(themes)))
     return decide(text, cosine.reshape(len(texts), len(themes)), limits)
 
 

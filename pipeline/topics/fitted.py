@@ -43,6 +43,13 @@ def load(cfg: Config, papers: pd.DataFrame) -> Fitted:
     return Fitted(state, vectors, {int(t): c for t, c in zip(state.ids, state.centroids)})
 
 
+def identity(cfg: Config) -> str:
+    """The embedding model the themes were fitted with (the configuration's where the state does not
+    say)."""
+    state = load_state(cfg.paths)
+    return state.embedder or embed.make_embedder(cfg.topics).identity
+
+
 def embed_texts(cfg: Config, texts: list[str]) -> np.ndarray:
     """Vectors of any ``texts`` (a watched theme's sentence) by the model the themes were fitted with,
     through the same cache: comparable with the papers' embeddings."""

@@ -161,6 +161,25 @@ def test_each_papers_text_is_read_once_and_again_only_when_it_changes(tmp_path, 
     assert read == 3 and len(list(tmp_path.glob("*.parquet"))) == 3
 
 
+def test_each_papers_cosines_are_computed_once_and_only_new_papers_vectors_are_asked_for(tmp_path):
+    themes = [theme(*KV), theme(*MEMORY)]
+    asked = []
+
+    def cosine_of(rows):
+        asked.append(rows.tolist())
+        return np.tile(rows[:, None] / 10, (1, 2))
+
+    ids, texts = pd.Series(["a", "b", "c"]), pd.Series(["\nKV cache of LLMs", "\nmemory for LLM agents", "\nnothing"])
+    first = TextCache(tmp_path, "model-a").readings(ids, texts, themes, cosine_of)
+    assert asked == [[0, 1, 2]] and first.cosine[:, 1].tolist() == [0.0, 0.1, 0.2] and first.embedded == 3
+    week = TextCache(tmp_path, "model-a").readings(pd.Series(["d", "a", "b", "c"]), pd.Series(["\nagent memory", *texts]),
+                                                   themes, cosine_of)
+    assert asked[1:] == [[0]] and week.read == 1 and week.embedded == 1  # the new paper only
+    assert week.cosine[1:, 0].tolist() == [0.0, 0.1, 0.2]  # the others' as kept
+    TextCache(tmp_path, "model-b").readings(ids, texts, themes, cosine_of)  # another model: compared afresh
+    assert asked[2:] == [[0, 1, 2]]
+
+
 @pytest.fixture
 def watched(project, hash_embedder, monkeypatch):
     """The seeds through every stage, with two watched themes (test embedder everywhere)."""
@@ -186,7 +205,14 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     from pipeline.report.week.digest import opening
     from pipeline.report.week.weekly import build_week
 
-    matches = watched_matches(watched, corpus)
+    from pipeline.topics import fitted
+
+    loaded = []
+    real = fitted.load
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fitted, "load", lambda cfg, papers: loaded.append(len(papers)) or real(cfg, papers))
+        matches = watched_matches(watched, corpus)
+    assert loaded == []  # the report compared every paper already: no vector is loaded again
     built = build_week(corpus, report.data.monday_of("2026-W20"), watched.report, watched=matches)
     this = (corpus.papers["week"] == "2026-W20").to_numpy()
     for w in built.watched:
