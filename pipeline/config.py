@@ -252,11 +252,11 @@ class ReportConfig:
     # the theme's sentence lies out in the store's tail (cosine minus the mean, over the spread)
     watch_floor: float = 0.2  # cosine to the sentence below which no paper is on it
     watch_z_name: float = 0.0  # the name in the abstract (twice, or once with a word of it in the title) counts this far out
-    watch_z: float = 2.5  # ... or every word of the name written and this far out
-    watch_z_words: float = 1.5  # ... or this far, writing watch_share of the sentence's content words
-    watch_z_far: float = 4.0  # ... or this far, whatever the words
-    watch_share: float = 0.67
-    watch_named: float = 0.5  # no paper is on a theme by its closeness without this share of the name's words
+    watch_z: float = 3.0  # ... or every word of the name written and this far out
+    watch_z_words: float = 2.0  # ... or this far, writing watch_share of the sentence's content words
+    watch_z_far: float = 3.5  # ... or this far, whatever the words
+    watch_share: float = 0.8
+    watch_named: float = 0.67  # no paper is on a theme by its closeness without this share of the name's words
     # where reports/weekly/ is published (https://example.org/trends/weekly/): the feed's links become
     # absolute; empty: links relative to feed.xml
     publish_url: str = ""

@@ -2,8 +2,12 @@
 
 Each set is split by weeks: the tune half (cs.DC: 2025-W23..W39; daily: 2025-W12..W35), where the
 thresholds are chosen (``--choose``), and the report half (cs.DC: W40 on; daily: W36 on), where they
-are measured. Per theme, and pooled. The daily set's fifth theme has no paper in the corpus: every
-paper it matches, in the whole corpus, is a false match (``absent``).
+are measured. Per theme, and pooled. Recall counts the labelled pool's positives; precision counts
+every paper the rule matches in the half, judged in the pool or in ``labels_matched.jsonl`` (every
+match of the shipped rule outside the pools, ``matched.py``); a match judged nowhere (a looser
+setting of the grid) counts as wrong, and the table says how many there were. The daily set's fifth
+theme has no paper in the corpus: every paper it matches, in the whole corpus, is a false match
+(``absent``).
 
 Embeddings come from the stream's cache (``benchmarks/trends_stream.py --corpus csdc|daily`` made it).
 
@@ -37,6 +41,7 @@ KEYS = {
               "Speculative decoding": "speculative_decoding", "Quantum error correction": "quantum_ec"},
 }
 SPLIT = {"csdc": "2025-W40", "daily": "2025-W36"}
+MATCHED = HERE / "labels_matched.jsonl"  # verdicts on every match of the shipped rule outside the pools (matched.py)
 ABSENT = {"daily": "Quantum error correction"}
 GRID = {"floor": [0.2, 0.25, 0.3, 0.35], "z_name": [0.0, 0.5, 1.0, 1.5, 2.0], "z_alone": [2.0, 2.5, 3.0],
         "z_words": [1.0, 1.5, 2.0], "z_far": [3.5, 4.0, 5.0], "share": [0.67, 0.75, 0.8], "named": [0.0, 0.5, 0.67]}
@@ -64,8 +69,19 @@ def load(corpus: str, work: Path) -> dict:
                                                             themes)
     labels = pd.DataFrame([json.loads(line) for line in (HERE / f"labels_{corpus}.jsonl").read_text().splitlines()])
     at = papers.reset_index().set_index("paper_id").loc[labels["id"]]
+    # every paper's verdict on each theme where a reader gave one (the pool, or matched.py's), else -1
+    row_of = {pid: i for i, pid in enumerate(papers["paper_id"])}
+    judged = {key: np.full(len(papers), -1) for key in KEYS[corpus].values()}
+    if MATCHED.exists():
+        for line in MATCHED.read_text().splitlines():
+            v = json.loads(line)
+            if v["corpus"] == corpus:
+                judged[v["theme"]][row_of[v["id"]]] = v["on"]
+    for key in judged:
+        judged[key][at["index"].to_numpy()] = labels[key].to_numpy()
     return {"watch": watch, "papers": papers, "text": text, "cosine": vectors @ sentences.T, "labels": labels,
-            "rows": at["index"].to_numpy(), "split": np.where(at["week"] >= SPLIT[corpus], "report", "tune")}
+            "rows": at["index"].to_numpy(), "split": np.where(at["week"] >= SPLIT[corpus], "report", "tune"),
+            "judged": judged, "split_all": np.where(papers["week"] >= SPLIT[corpus], "report", "tune")}
 
 
 def scores(data: dict, corpus: str, limits) -> dict:  # noqa: ANN001
@@ -76,20 +92,27 @@ def scores(data: dict, corpus: str, limits) -> dict:  # noqa: ANN001
     out: dict = {}
     for part in ("tune", "report"):
         mask = data["split"] == part
-        tp = fp = fn = 0
+        everywhere = data["split_all"] == part
+        tp = fp = fn = hit = unjudged_all = 0
         for name, key in KEYS[corpus].items():
             if name == ABSENT.get(corpus):
                 continue
+            # recall: of the pool's positives; precision: over every match of the half (an unjudged match counts as wrong)
             truth = data["labels"][key].to_numpy()[mask] == 1
             pred = found.on[name].to_numpy()[data["rows"]][mask]
-            a, b, c = int((pred & truth).sum()), int((pred & ~truth).sum()), int((~pred & truth).sum())
-            tp, fp, fn = tp + a, fp + b, fn + c
-            p, r = a / max(a + b, 1), a / max(a + c, 1)
-            out.setdefault(part, {})[name] = {"positives": int(truth.sum()), "matched": a + b, "precision": round(p, 3),
+            a, c = int((pred & truth).sum()), int((~pred & truth).sum())
+            on = found.on[name].to_numpy() & everywhere
+            verdict = data["judged"][key][on]
+            right, wrong, unjudged = int((verdict == 1).sum()), int((verdict == 0).sum()), int((verdict < 0).sum())
+            tp, fn, hit, fp, unjudged_all = tp + a, fn + c, hit + right, fp + wrong + unjudged, unjudged_all + unjudged
+            p, r = right / max(int(on.sum()), 1), a / max(a + c, 1)
+            out.setdefault(part, {})[name] = {"positives": int(truth.sum()), "matched": int(on.sum()),
+                                              "unjudged": unjudged, "precision": round(p, 3),
                                               "recall": round(r, 3), "f1": round(2 * p * r / max(p + r, 1e-9), 3)}
-        p, r = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
-        out[part]["all (pooled)"] = {"positives": tp + fn, "matched": tp + fp, "precision": round(p, 3),
-                                     "recall": round(r, 3), "f1": round(2 * p * r / max(p + r, 1e-9), 3)}
+        p, r = hit / max(hit + fp, 1), tp / max(tp + fn, 1)
+        out[part]["all (pooled)"] = {"positives": tp + fn, "matched": hit + fp, "unjudged": unjudged_all,
+                                     "precision": round(p, 3), "recall": round(r, 3),
+                                     "f1": round(2 * p * r / max(p + r, 1e-9), 3)}
     if corpus in ABSENT:
         on = found.on[ABSENT[corpus]].to_numpy()
         out["absent_tune"] = int((on & (data["papers"]["week"] < SPLIT[corpus]).to_numpy()).sum())
@@ -134,7 +157,7 @@ def main() -> None:
                             "grid": GRID}
     result["thresholds"] = asdict(limits)
     lines = [f"Thresholds: {', '.join(f'{k} {v}' for k, v in asdict(limits).items())}", "",
-             "| set | split | watched theme | labelled positive | matched | precision | recall |",
+             "| set | split | watched theme | labelled positive | matched (unjudged) | precision | recall |",
              "|---|---|---|---|---|---|---|"]
     for corpus in KEYS:
         found = scores(data[corpus], corpus, limits)
@@ -142,7 +165,7 @@ def main() -> None:
         for part in ("tune", "report"):
             for name, v in found[part].items():
                 bold = "**" if name == "all (pooled)" else ""
-                lines.append(f"| {corpus} | {part} | {bold}{name}{bold} | {v['positives']} | {v['matched']} | "
+                lines.append(f"| {corpus} | {part} | {bold}{name}{bold} | {v['positives']} | {v['matched']} ({v['unjudged']}) | "
                              f"{v['precision']:.2f} | {v['recall']:.2f} |")
         if "absent" in found:
             a = found["absent"]

@@ -406,11 +406,11 @@ class Thresholds:
 
     floor: float = 0.2  # cosine to the sentence below which nothing matches
     z_name: float = 0.0  # the name written once in the abstract, this far out (in the title: the floor is enough)
-    z_alone: float = 2.5  # this far out, with every word of the name written
-    z_words: float = 1.5  # this far out, with ``share`` of the sentence's content words written
-    z_far: float = 4.0  # this far out, whatever the words
-    share: float = 0.67
-    named: float = 0.5  # no paper is close without at least this share of the name's words
+    z_alone: float = 3.0  # this far out, with every word of the name written
+    z_words: float = 2.0  # this far out, with ``share`` of the sentence's content words written
+    z_far: float = 3.5  # this far out, whatever the words
+    share: float = 0.8
+    named: float = 0.67  # no paper is close without at least this share of the name's words
 
     @classmethod
     def of(cls, cfg) -> Thresholds:  # noqa: ANN001 - config.ReportConfig
