@@ -6,8 +6,9 @@ sentence and a random draw, so a match outside them went uncounted. This writes,
 every (paper, theme) the rule at the shipped thresholds matches that no reader has judged yet (in the
 pools or in ``labels_matched.jsonl``), shuffled into JSONL chunks for readers (outside the
 repository: they are the listings' text); ``--score`` adds the verdicts to ``labels_matched.jsonl``
-(ids, themes, verdicts only). Any rule at least as
-strict as the shipped one matches only papers judged in one of the two files.
+(ids, themes, verdicts only). A rule stricter than the
+shipped one matches mostly judged papers (not only: a paper it no longer lists under one theme may
+fall to another, unjudged there); ``evaluate.py`` says how many matches were judged nowhere.
 
     python benchmarks/watched/matched.py --work /tmp/pt-bench-trends --out /tmp/matched --chunks 5
     python benchmarks/watched/matched.py --score /tmp/matched/judged

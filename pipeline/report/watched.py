@@ -22,8 +22,9 @@ A paper close to two watched themes is listed under the one it lies furthest out
 themes only when it is on both.
 
 The text half of the decision (the name, the qualifier, the sentence's words) depends only on a
-paper's title and abstract and on the watched theme: ``TextCache`` keeps it per paper, so a week's
-report reads the text of its new papers only. The thresholds were chosen on the tune halves of two
+paper's title and abstract and on the watched theme, and the cosine on them and the embedding model:
+``TextCache`` keeps both per paper, so a week's report reads the text, and loads the vectors, of its
+new papers only. The thresholds were chosen on the tune halves of two
 hand-labelled sets (``benchmarks/watched/``) and measured on the other halves
 (``docs/decisions/watched-matching.md``).
 """
@@ -49,7 +50,7 @@ REVERSED_GAP = 3  # words between "memory for" and "agents" ("memory for LLM-bas
 _WORD = re.compile(r"\w+|[.;:!?()\[\]]")  # words in any script, and the marks that end a clause
 _MARK = "|"  # a clause's end, as the token stream writes it
 _MARKS = frozenset(".;:!?()[]")  # what ends a clause in the text
-VERSION = 3  # of the text rules: cached text matches of another version are read again
+VERSION = 4  # of the text rules: cached text matches of another version are read again
 
 
 def norm(word: str) -> str:
@@ -116,6 +117,7 @@ class Theme:
     qualifiers: tuple[tuple[str, ...], ...]  # any one of these written: the definition's qualifier (none: no qualifier)
     words: tuple[str, ...]  # the sentence's content stems
     also: tuple[str, ...] = ()  # other names the user gave it (``[report.watch_also]``), read as the name is
+    heads: frozenset[str] = frozenset()  # the content words of its forms, as ``norm`` writes them (a title's word is one)
 
     @property
     def key(self) -> str:
@@ -148,7 +150,7 @@ def theme(name: str, sentence: str, also: tuple[str, ...] | list[str] = ()) -> T
     own = [f for f in forms[:main] if f]
     forms = [f for f in forms if f]
     return Theme(name, sentence, tuple(dict.fromkeys(forms)), _qualifiers(own, said, _words(sentence)),
-                 tuple(stems(sentence)), tuple(also))
+                 tuple(stems(sentence)), tuple(also), frozenset(w for form in forms for w in form if w not in STOP))
 
 
 def _qualifiers(forms: list[tuple[str, ...]], said: list[str], said_raw: list[str]) -> tuple[tuple[str, ...], ...]:
@@ -254,14 +256,13 @@ def read_text(doc: Doc, t: Theme) -> tuple[int, bool, float, bool, float, bool]:
     """For one paper: (how often the name or a variant is written, whether in the title, the share of
     the name's words written (in some form), whether the qualifier is written (True when there is
     none), the share of the sentence's content words written, whether the title writes a word of the
-    name in some form)."""
+    name, in any of its forms ("caching" for "KV cache"; not "Decentralized" for "decoding"))."""
     places = [set(_written(form, doc)) for form in t.forms]
     count = max(len(p) for p in places)
     title = any(i < doc.title_ends for p in places for i in p)
     named = max(float(np.mean([doc.has_stem(w[:max(3, len(w) - 2)]) for w in form if w not in STOP] or [0.0]))
                 for form in t.forms)
-    heads = {w[:max(3, len(w) - 2)] for form in t.forms for w in form if w not in STOP}
-    titled = any(w.startswith(h) for w in doc.words[:doc.title_ends] for h in heads)
+    titled = not t.heads.isdisjoint(doc.words[:doc.title_ends])
     qualified = not t.qualifiers or any(
         any(_follows(q, doc.words, i, 0) is not None for i in doc.at.get(q[0], [])) if len(q) > 1
         else (q[0] in doc.at or (len(q[0]) >= 3 and any(w.endswith(q[0]) for w in doc.at)))
@@ -405,7 +406,7 @@ class Thresholds:
     """When a paper is on a watched theme (the ``report.watch_*`` settings; module docstring)."""
 
     floor: float = 0.2  # cosine to the sentence below which nothing matches
-    z_name: float = 0.0  # the name written once in the abstract, this far out (in the title: the floor is enough)
+    z_name: float = 0.0  # the name in the abstract (twice, or once with a title word of it), this far out (in the title: the floor is enough)
     z_alone: float = 3.0  # this far out, with every word of the name written
     z_words: float = 2.0  # this far out, with ``share`` of the sentence's content words written
     z_far: float = 3.5  # this far out, whatever the words
@@ -477,9 +478,9 @@ def match(texts: pd.Series, vectors: Vectors, watch: dict[str, str],
     """For each paper (rows of ``texts``, each its title, a newline and its abstract, and of
     ``vectors``) and watched theme (by name): whether it is on the theme, by its name or by
     closeness, and its calibrated cosine ``z`` to the theme's sentence. With a ``cache`` (and the
-    papers' ``ids``) a paper seen before is neither read nor compared again: ``vectors`` may then be
-    a function giving the vectors of the rows asked for, and ``sentence_vectors`` one giving the
-    sentences' (called only when some paper is new). ``also``: other names of a theme (by its name),
+    papers' ``ids``) a paper seen before is neither read nor compared again: ``vectors`` may be a
+    function giving the vectors of the rows asked for, and ``sentence_vectors`` one giving the
+    sentences' (with a cache, called only when some paper has no kept cosine). ``also``: other names of a theme (by its name),
     read as the name is."""
     themes = [theme(n, s, (also or {}).get(n, ())) for n, s in watch.items()]
     sentences = sentence_vectors if callable(sentence_vectors) else (lambda: sentence_vectors)

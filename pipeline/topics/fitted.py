@@ -44,21 +44,21 @@ def load(cfg: Config, papers: pd.DataFrame) -> Fitted:
 
 
 def identity(cfg: Config) -> str:
-    """The embedding model the themes were fitted with (the configuration's where the state does not
-    say)."""
+    """The embedding model the themes were fitted with, which must be the one the configuration
+    embeds with (TableError otherwise: the vectors of the two would not be comparable)."""
     state = load_state(cfg.paths)
-    return state.embedder or embed.make_embedder(cfg.topics).identity
+    configured = embed.make_embedder(cfg.topics).identity
+    if state.embedder and state.embedder != configured:
+        raise TableError(f"the themes were fitted with {state.embedder}, the configuration embeds with "
+                         f"{configured}: run `paper-trends topics` so that both are the same")
+    return configured
 
 
 def embed_texts(cfg: Config, texts: list[str]) -> np.ndarray:
     """Vectors of any ``texts`` (a watched theme's sentence) by the model the themes were fitted with,
     through the same cache: comparable with the papers' embeddings."""
-    state = load_state(cfg.paths)
     embedder = embed.make_embedder(cfg.topics)
-    if state.embedder and state.embedder != embedder.identity:
-        raise TableError(f"the themes were fitted with {state.embedder}, the configuration embeds with "
-                         f"{embedder.identity}: run `paper-trends topics` so that both are the same")
-    vectors, _ = EmbeddingCache(cfg.paths.embeddings, embedder.identity).embed(texts, embedder)
+    vectors, _ = EmbeddingCache(cfg.paths.embeddings, identity(cfg)).embed(texts, embedder)
     return vectors
 
 

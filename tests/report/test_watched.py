@@ -130,13 +130,14 @@ def test_a_name_written_once_in_the_abstract_counts_only_where_the_title_says_a_
     texts[0] = "A linear attention architecture\n" + passing  # a result in passing: not its subject
     texts[1] = "Cache-aware attention for long contexts\n" + passing  # the title says "cache"
     texts[2] = "A linear attention architecture\n" + passing + " Each KV cache block is kept in low precision."
-    for i in range(3):
-        vectors[i] = unit(sentence + 0.8 * unit(rng.standard_normal(dim)))  # close, yet not far out
+    texts[3] = "Validation of long-context reasoning\n" + passing  # "Validation" is not "value", nor "Cacti" "cache"
+    for i in range(4):
+        vectors[i] = unit(sentence + 0.8 * unit(rng.standard_normal(dim)))  # close (no z_* threshold is reachable here)
     limits = Thresholds(floor=0.0, z_name=0.0, z_alone=99.0, z_words=99.0, z_far=99.0)
     found = match(texts, vectors, {"KV cache": KV[1]}, sentence[None, :], limits=limits)
-    assert found.z.iloc[:3, 0].min() > 0
-    assert found.by_name["KV cache"].iloc[:3].tolist() == [False, True, True]
-    assert found.on["KV cache"].iloc[:3].tolist() == [False, True, True]
+    assert found.z.iloc[:4, 0].min() > 0
+    assert found.by_name["KV cache"].iloc[:4].tolist() == [False, True, True, False]
+    assert found.on["KV cache"].iloc[:4].tolist() == [False, True, True, False]
 
 
 def test_each_papers_text_is_read_once_and_again_only_when_it_changes(tmp_path, monkeypatch):
@@ -178,6 +179,30 @@ def test_each_papers_cosines_are_computed_once_and_only_new_papers_vectors_are_a
     assert week.cosine[1:, 0].tolist() == [0.0, 0.1, 0.2]  # the others' as kept
     TextCache(tmp_path, "model-b").readings(ids, texts, themes, cosine_of)  # another model: compared afresh
     assert asked[2:] == [[0, 1, 2]]
+
+
+def test_matching_from_a_partly_kept_cache_is_matching_afresh(tmp_path):
+    rng = np.random.default_rng(3)
+    dim, n = 32, 200
+    sentences = unit(rng.standard_normal((2, dim)))
+    vectors = unit(rng.standard_normal((n, dim)))
+    vectors[:20] = unit(sentences[0] + 0.3 * unit(rng.standard_normal((20, dim))))
+    texts = pd.Series([f"Cache paper {i}\nWe compress the KV cache of LLMs." if i % 3 == 0 else f"Paper {i}\nagent memory"
+                       for i in range(n)], index=np.arange(n) * 7 + 5)  # not a 0..n range: rows, not labels
+    ids = pd.Series([f"p{i}" for i in range(n)], index=texts.index)
+    watch = {"KV cache": KV[1], "Agent memory": MEMORY[1]}
+    limits = Thresholds(floor=0.0)
+    fresh = match(texts, vectors, watch, sentences, limits=limits)
+    by_rows = lambda rows: vectors[rows]  # noqa: E731 - the stage's loader: the vectors of the rows asked for
+    cold = match(texts, by_rows, watch, lambda: sentences, limits=limits, cache=TextCache(tmp_path, "m"), ids=ids)
+    kept = np.flatnonzero(np.arange(n) % 2 == 0)[::-1]  # half the papers kept, in another order
+    part = tmp_path / "part"
+    TextCache(part, "m").readings(ids.iloc[kept], texts.iloc[kept], [theme(*KV), theme(*MEMORY)],
+                                   lambda rows: vectors[kept[rows]] @ sentences.T)
+    warm = match(texts, by_rows, watch, lambda: sentences, limits=limits, cache=TextCache(part, "m"), ids=ids)
+    for got in (cold, warm):
+        assert got.on.equals(fresh.on) and np.allclose(got.z.to_numpy(), fresh.z.to_numpy())
+    assert fresh.on.to_numpy().any()
 
 
 @pytest.fixture
@@ -225,6 +250,18 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     report.write_survey(watched)
     survey = next(p for p in watched.paths.surveys.iterdir()) / "index.html"
     assert "<h2>Watched</h2>" in survey.read_text() and "Edge offloading" in survey.read_text()
+
+
+def test_watched_themes_refuse_a_model_other_than_the_themes_at_once(watched, hash_embedder, monkeypatch):
+    from pipeline.io import TableError
+    from pipeline.report.stage import watched_matches
+
+    corpus = report.load_corpus(watched)
+    watched_matches(watched, corpus)  # every paper kept: the next report would embed nothing
+    other = type("Other", (type(hash_embedder),), {"identity": "another-model"})()
+    monkeypatch.setattr("pipeline.topics.embedding.embed.make_embedder", lambda c: other)
+    with pytest.raises(TableError, match="fitted with hash-embedder-test, the configuration embeds with another-model"):
+        watched_matches(watched, corpus)
 
 
 def test_the_feed_is_atom_with_an_entry_linking_to_every_weekly_report(watched):
