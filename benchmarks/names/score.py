@@ -5,7 +5,8 @@
 
 Each run is ``name=folder`` or ``name=folder:tag`` (the sheets' and verdicts' tag, by default the name).
 
-Prints, per field and run, FIT / PART / MISLEAD among the themes and the areas, and writes the
+Prints, per field and run, FIT / PART / MISLEAD among the themes and the areas (a run whose reader
+was asked for the areas only has no theme count), and writes the
 Markdown table to stdout; the verdict sheets themselves are copied into ``benchmarks/names/verdicts/``
 (names, verdicts and the readers' better names: no paper text).
 """
@@ -44,10 +45,11 @@ def main() -> None:
         for run, (root, tag) in runs.items():
             units, verdicts = read(Path(root), field, tag)
             missing = [u["unit"] for u in units if u["unit"] not in verdicts]
-            if missing:
+            areas_only = bool(missing) and all(m.startswith("theme") for m in missing)  # a reader asked for the areas
+            if missing and not areas_only:
                 raise SystemExit(f"{root}/{field}/verdicts-{tag}.jsonl: no verdict for {', '.join(missing)}")
             rows = []
-            for u in units:
+            for u in (u for u in units if u["unit"] in verdicts):
                 v = verdicts[u["unit"]]
                 rows.append({"unit": u["unit"], "name": u["name"], "size": u["size"], "share": u.get("share"),
                              "papers": [p["id"] for p in u["papers"]], "verdict": v["verdict"], "better": v.get("better"),
@@ -56,7 +58,8 @@ def main() -> None:
             themes = Counter(r["verdict"] for r in rows if r["unit"].startswith("theme"))
             areas = Counter(r["verdict"] for r in rows if r["unit"].startswith("area"))
             n_areas = sum(areas.values())
-            lines.append(f"| {field} | {run} | {themes['FIT']} / {themes['PART']} / {themes['MISLEAD']} | "
+            said = "areas only" if areas_only else f"{themes['FIT']} / {themes['PART']} / {themes['MISLEAD']}"
+            lines.append(f"| {field} | {run} | {said} | "
                          f"{areas['FIT']} / {areas['PART']} / {areas['MISLEAD']} | {100 * areas['FIT'] / max(n_areas, 1):.0f} % |")
     print("\n".join(lines))
 

@@ -3,8 +3,7 @@
 Themes are joined bottom-up by Ward's method on their unit centroids (the agglomeration BERTopic's
 ``hierarchical_topics`` performs, here over our own centroids), and the tree is cut into about
 sqrt(themes) areas (2 to 12; one for up to 2 themes): a field of 50 themes reads as 7 areas; an area
-holding more than ``MAX_AREA_SHARE`` of the papers is then split along the tree, and so is one whose
-three largest themes hold less than ``LIST_COVER`` of its papers (up to twice as many areas). Each node of the tree becomes a
+holding more than ``MAX_AREA_SHARE`` of the papers is then split along the tree. Each node of the tree becomes a
 row of ``topic_tree.parquet``: themes (leaves), areas (the cut), and the joins within and above the
 areas with the distance at which they join.
 
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.topics.naming.names import LIST_THEMES, AreasToName, by_themes
+from pipeline.topics.naming.names import AreasToName, by_themes
 from pipeline.topics.state import State
 
 
@@ -29,11 +28,6 @@ from pipeline.topics.state import State
 # (14 themes: "LLM inference" over all of ML systems) is too coarse to name, two areas of half a small
 # field are not
 MAX_AREA_SHARE, UNEVEN = 0.2, 1.5
-# an area whose LIST_THEMES largest themes hold less than this share of its papers cannot be named by
-# them (a reader's pass: every list that covered 0.62 or more of its area read as fitting, none under
-# 0.6 on cs.CL), nor usually by a phrase: it is split along the tree too, once no area is over the
-# share limit, while it has more than LIST_THEMES themes
-LIST_COVER = 0.6
 
 
 def n_areas(n_themes: int) -> int:
@@ -120,24 +114,17 @@ def _finer(groups: list[list[int]], link: np.ndarray, leaves: dict[int, list[int
            k: int) -> list[list[int]]:
     """The cut's ``k`` areas, the largest split along the tree (into the two subtrees it joins) while it
     holds more than ``MAX_AREA_SHARE`` of the papers (``UNEVEN / k`` where that is more) and has two
-    themes or more; then the largest of those whose ``LIST_THEMES`` largest themes hold less than
-    ``LIST_COVER`` of its papers; up to ``2 k`` areas."""
+    themes or more, up to ``2 k`` areas."""
     def size(group: list[int]) -> int:
         return sum(sizes.get(t, 0) for t in group)
-
-    def listed(group: list[int]) -> float:
-        largest = sorted((sizes.get(t, 0) for t in group), reverse=True)[:LIST_THEMES]
-        return sum(largest) / max(size(group), 1)
 
     m = len(link) + 1
     node_of = {frozenset(v): node for node, v in leaves.items()}
     groups = [list(g) for g in groups]
     limit = max(MAX_AREA_SHARE, UNEVEN / k) * (sum(map(size, groups)) or 1)
     while len(groups) < 2 * k:
-        over = [g for g in groups if len(g) >= 2 and size(g) > limit]  # a one-theme area cannot be split
-        if not over:
-            over = [g for g in groups if len(g) > LIST_THEMES and listed(g) < LIST_COVER]
-        if not over:
+        over = [g for g in groups if len(g) >= 2 and size(g) > limit]
+        if not over:  # a one-theme area cannot be split: the others over the limit still are
             break
         big = max(over, key=lambda g: (size(g), -min(g)))
         a, b = (int(x) for x in link[node_of[frozenset(big)] - m][:2])

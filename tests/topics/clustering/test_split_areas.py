@@ -276,20 +276,3 @@ def test_an_area_over_the_share_limit_is_split_along_the_tree_even_beside_a_larg
         areas.setdefault(a, []).append(t)
     assert [0] in areas.values()  # the one-theme area of 48 % stays: nothing to split
     assert all(sum(sizes[t] for t in g) <= limit for g in areas.values() if len(g) >= 2)  # the 42 % group is split
-
-
-def test_an_area_its_three_largest_themes_cannot_list_is_split_along_the_tree():
-    from pipeline.topics.clustering.areas import LIST_COVER, build_tree
-
-    rng = np.random.default_rng(0)
-    # two areas' worth of themes: 8 even themes in two halves along the tree, and a tight group of 3
-    centres = np.eye(11, 8)[[0] * 8 + [1] * 3]
-    centroids = centres + 0.01 * rng.normal(size=centres.shape)
-    centroids[:8, 4] += np.repeat([0.0, 0.4], 4)
-    sizes = {t: 40 for t in range(11)}
-    tree = build_tree(centroids, list(range(11)), sizes, k=2)
-    areas = {}
-    for t, a in tree.area_of.items():
-        areas.setdefault(a, []).append(t)
-    assert 3 / 8 < LIST_COVER  # the eight themes' three largest hold 3/8 of their papers: no list names them
-    assert sorted(map(sorted, areas.values())) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10]]
