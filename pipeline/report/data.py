@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -37,9 +38,14 @@ def _words(phrase: str) -> set[str]:
 
 def _share_a_word(a: set[str], b: set[str]) -> bool:
     """Whether two phrases' words meet, a word and its other forms alike ("LLM", "LLMs"; "bias",
-    "biases"; "emotion", "emotional": one begins the other, four letters or more)."""
+    "biases"; "emotion", "emotional": one begins the other, four letters or more; "agriculture",
+    "agricultural": all but their last two letters or fewer in common, seven letters or more)."""
+    def kin(x: str, y: str) -> bool:
+        common = len(os.path.commonprefix([x, y]))
+        return common >= 7 and common >= max(len(x), len(y)) - 3
+
     return any(x.rstrip("s") == y.rstrip("s") or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x)))
-               for x in a for y in b)
+               or kin(x, y) for x in a for y in b)
 
 
 def next_phrase(label: str, description: str) -> str | None:

@@ -29,6 +29,9 @@ def test_the_next_phrase_says_what_the_label_does_not():
     assert data.next_phrase("Social bias", "social bias · biases · stereotypes") == "stereotypes"  # a form of its word
     assert data.next_phrase("LLM agents", "LLM agents · LLMs reasoning · tool use") == "tool use"  # an acronym's plural
     assert data.next_phrase("Consensus", "consensus · consensus protocols") is None
+    # another form of the label's word is not a next phrase ("agricultural" beside "agriculture")
+    assert data.next_phrase("Precision agriculture", "precision agriculture · agricultural · crop yield") == "crop yield"
+    assert data.next_phrase("Precision agriculture", "precision agriculture · agricultural") is None
 
 
 def test_siblings_that_read_alike_are_told_apart_in_their_area_only():
