@@ -47,8 +47,7 @@ def report_levels(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], level: st
     listed = papers.loc[inside, [Papers.authors]] if Papers.authors in papers.columns else field
     field = field.assign(**{Papers.authors: pd.Series(_authors(listed), index=field.index, dtype=object)})
     # each paper's evidence among its theme's papers of the week (unplaced: the pool's), computed once
-    evidence = week_unit_evidence(field[Papers.week_start].tolist(), field["topic"].tolist(),
-                                  field[Papers.authors].tolist())
+    evidence = week_unit_evidence(field[Papers.week_start], field["topic"].tolist(), field[Papers.authors].tolist())
     out = [placed_units(field, weeks, level, ids=ids, evidence=evidence)]
     if area_of:
         out.append(placed_units(field, weeks, "area", area_of))
@@ -69,7 +68,7 @@ def placed_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], level: str
     placed_rows = (field["topic"] >= 0).to_numpy()
     placed = field[placed_rows]
     authors, primary = _authors(placed), _primary(placed)
-    week = placed[Papers.week_start].tolist()
+    week = placed[Papers.week_start]  # a column: the Mondays are looked up whole, not one Timestamp a paper
     unit = placed["topic"].astype(int).tolist()
     if area_of is not None:
         unit = [area_of.get(t, -1) for t in unit]
@@ -88,11 +87,11 @@ def watched_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], watched: 
     inside = papers[Papers.week_start].isin(set(weeks)).to_numpy()
     field = papers[inside]
     rows, names = np.nonzero(watched.on[inside][watched.names].to_numpy())
-    week, primary, authors = field[Papers.week_start].tolist(), _primary(field), _authors(field)
+    week, primary, authors = field[Papers.week_start], _primary(field), _authors(field)
     # every paper weighs in the volume as it does among its theme's papers of the week (unplaced: the pool's)
     volume_weight = (np.asarray(evidence)[inside] if evidence is not None
                      else week_unit_evidence(week, field["topic"].tolist(), authors))
-    return units_of("watched", weeks, [week[i] for i in rows], [watched.names[j] for j in names],
+    return units_of("watched", weeks, week.iloc[rows], [watched.names[j] for j in names],
                     [primary[i] for i in rows], [authors[i] for i in rows], week, primary, watched.names,
                     volume_weight=volume_weight)
 
@@ -100,7 +99,7 @@ def watched_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp], watched: 
 def category_units(papers: pd.DataFrame, weeks: Sequence[pd.Timestamp]) -> Units:
     """The primary categories' shares of every paper: the field's mix (each paper counts as itself)."""
     field = papers[papers[Papers.week_start].isin(set(weeks)).to_numpy()]
-    week = field[Papers.week_start].tolist()
+    week = field[Papers.week_start]
     cats = [c if isinstance(c, str) else "" for c in _primary(field)]
     blank = [""] * len(field)
     return units_of("category", weeks, week, cats, blank, [None] * len(field), week, blank,

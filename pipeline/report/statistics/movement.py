@@ -153,9 +153,7 @@ def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Se
     paper's, so that the volume counts evidence as the units do (default: 1 each). A batch of one
     author's papers must not swell the volume while it counts once in its unit."""
     weeks = tuple(weeks)
-    index = {w: i for i, w in enumerate(weeks)}
-    w = np.array([index.get(x, -1) for x in week], dtype=int)
-    vw = np.array([index.get(x, -1) for x in volume_week], dtype=int)
+    w, vw = _positions(week, weeks), _positions(volume_week, weeks)
     unit, category = np.asarray(list(unit), dtype=object), np.asarray(_categories(category), dtype=object)
     volume_category = np.asarray(_categories(volume_category), dtype=object)
     authors = list(authors)
@@ -183,6 +181,24 @@ def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Se
     return Units(level, weeks, ids, cats, evidence, papers, volume, rows)
 
 
+def _positions(values: Sequence, weeks: tuple) -> np.ndarray:
+    """Where each of ``values`` stands among ``weeks`` (-1: not one of them), by a hash lookup over
+    the whole column (a column of Mondays is not turned into one Timestamp a paper)."""
+    where = pd.Index(list(weeks))
+    if not where.is_unique:  # the last of equal weeks, as a mapping would say
+        index = {x: i for i, x in enumerate(weeks)}
+        return np.array([index.get(x, -1) for x in values], dtype=int)
+    if not isinstance(values, (pd.Index, pd.Series, np.ndarray)):
+        values = list(values)
+    if len(values) == 0:
+        return np.zeros(0, dtype=int)
+    try:
+        return where.get_indexer(pd.Index(values)).astype(int)
+    except (TypeError, ValueError):  # values the Index cannot hold as one kind: one by one
+        index = {x: i for i, x in enumerate(weeks)}
+        return np.array([index.get(x, -1) for x in values], dtype=int)
+
+
 def _order(x: object) -> tuple:
     return (0, x, "") if isinstance(x, (int, np.integer)) else (1, 0, str(x))
 
@@ -195,7 +211,7 @@ def week_unit_evidence(week: Sequence, unit: Sequence, authors: Sequence) -> np.
     """``voice.evidence`` of papers grouped by their week and unit (any hashable values)."""
     from pipeline.voice import author_pairs, evidence_of
 
-    weeks = pd.factorize(pd.Series(list(week), dtype=object))[0]
+    weeks = pd.factorize(week if isinstance(week, (pd.Series, pd.Index, np.ndarray)) else pd.Series(list(week), dtype=object))[0]
     units = pd.factorize(pd.Series(list(unit), dtype=object))[0]
     groups = weeks.astype(np.int64) * (int(units.max(initial=0)) + 1) + units
     rows, names = author_pairs(list(authors))
