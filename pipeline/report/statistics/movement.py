@@ -418,8 +418,14 @@ def _judge(levels: Sequence[Units], periods: list[tuple[str, list, list]], cfg: 
                                               table.loc[idx, "p_min"].to_numpy(dtype=float), cfg.alpha)
     significant = np.array(table["q_value"] < cfg.alpha, dtype=bool)
     carried = [None] * len(table)
+    # a level whose papers list no authors (the categories' mix) has no one to carry a move
+    voiced: dict[str, bool] = {}
     for i in np.flatnonzero(significant | every):
         row = table.iloc[i]
+        if row["level"] not in voiced:
+            voiced[row["level"]] = bool(by_level[row["level"]].rows["authors"].notna().any())
+        if not voiced[row["level"]]:
+            continue
         units = by_level[row["level"]]
         weeks = row["_recent"] if row["direction"] == "up" else row["_before"]
         rows = units.rows[(units.rows["u"] == row["_u"]) & units.rows["w"].isin(weeks)]
