@@ -153,7 +153,7 @@ def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Se
     paper's, so that the volume counts evidence as the units do (default: 1 each). A batch of one
     author's papers must not swell the volume while it counts once in its unit."""
     weeks = tuple(weeks)
-    w, vw = _positions(week, weeks), _positions(volume_week, weeks)
+    w, vw = week_positions(week, weeks), week_positions(volume_week, weeks)
     unit, category = np.asarray(list(unit), dtype=object), np.asarray(_categories(category), dtype=object)
     volume_category = np.asarray(_categories(volume_category), dtype=object)
     authors = list(authors)
@@ -181,7 +181,7 @@ def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Se
     return Units(level, weeks, ids, cats, evidence, papers, volume, rows)
 
 
-def _positions(values: Sequence, weeks: tuple) -> np.ndarray:
+def week_positions(values: Sequence, weeks: tuple) -> np.ndarray:
     """Where each of ``values`` stands among ``weeks`` (-1: not one of them), by a hash lookup over
     the whole column (a column of Mondays is not turned into one Timestamp a paper)."""
     where = pd.Index(list(weeks))
@@ -192,11 +192,15 @@ def _positions(values: Sequence, weeks: tuple) -> np.ndarray:
         values = list(values)
     if len(values) == 0:
         return np.zeros(0, dtype=int)
+    index = {x: i for i, x in enumerate(weeks)}
     try:
-        return where.get_indexer(pd.Index(values)).astype(int)
-    except (TypeError, ValueError):  # values the Index cannot hold as one kind: one by one
-        index = {x: i for i, x in enumerate(weeks)}
+        found = pd.Index(values)
+    except (TypeError, ValueError):  # values the Index cannot hold as one kind
+        found = None
+    # the same kind of value only (a date written as text is not a Monday, as a mapping would say)
+    if found is None or not (found.dtype == where.dtype or (found.dtype.kind == "M" and where.dtype.kind == "M")):
         return np.array([index.get(x, -1) for x in values], dtype=int)
+    return where.get_indexer(found).astype(int)
 
 
 def _order(x: object) -> tuple:

@@ -300,3 +300,16 @@ def test_a_horizon_added_in_the_one_place_is_tested_and_read_far_enough_back(mon
     half = table[table["horizon"] == "half"]
     assert len(half) == 10  # every theme tested at the new horizon
     assert half.loc[half["unit"] == 0, "mover"].item() and half.loc[half["unit"] == 0, "direction"].item() == "up"
+
+
+def test_a_papers_monday_is_found_among_the_weeks_whatever_form_the_column_takes():
+    from pipeline.report.statistics.movement import week_positions
+
+    weeks = tuple(WEEKS[-3:])
+    column = pd.Series([weeks[2], weeks[0], weeks[2] + pd.Timedelta(weeks=1), weeks[1]]).astype("datetime64[us, UTC]")
+    assert week_positions(column, weeks).tolist() == [2, 0, -1, 1]  # another resolution, the same instants
+    assert week_positions(list(column), weeks).tolist() == [2, 0, -1, 1]
+    assert week_positions([str(weeks[0].date())], weeks).tolist() == [-1]  # a date as text is no Monday
+    assert week_positions([], weeks).tolist() == []
+    assert week_positions([3, 1], (1, 2, 3)).tolist() == [2, 0]
+    assert week_positions([weeks[0]], (weeks[0], weeks[0])).tolist() == [1]  # the last of equal weeks
