@@ -16,6 +16,8 @@ from pipeline.io.files import (
     read_text,
     remove_files,
     remove_tree,
+    touch_files,
+    unused_files,
     write_array,
     write_arrays,
     write_figures,

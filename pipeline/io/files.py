@@ -75,6 +75,21 @@ def remove_files(paths: list[Path]) -> None:
         path.unlink(missing_ok=True)
 
 
+def touch_files(paths: list[Path]) -> None:
+    """Mark ``paths`` as used now (their modification time; a path not there is left alone)."""
+    for path in paths:
+        if path.exists():
+            path.touch()
+
+
+def unused_files(folder: Path, pattern: str, days: float) -> list[Path]:
+    """Files of ``folder`` matching ``pattern`` not modified (nor touched) for ``days`` days."""
+    import time
+
+    cutoff = time.time() - days * 86400
+    return [p for p in list_files(folder, pattern) if p.stat().st_mtime < cutoff]
+
+
 def write_array(path: Path, array: object) -> None:
     """One numpy array in an ``.npy`` file (no pickle), atomically; ``read_array`` can map it."""
     import numpy as np

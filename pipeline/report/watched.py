@@ -32,6 +32,7 @@ hand-labelled sets (``benchmarks/watched/``) and measured on the other halves
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ REVERSED_GAP = 3  # words between "memory for" and "agents" ("memory for LLM-bas
 _WORD = re.compile(r"\w+|[.;:!?()\[\]]")  # words in any script, and the marks that end a clause
 _MARK = "|"  # a clause's end, as the token stream writes it
 _MARKS = frozenset(".;:!?()[]")  # what ends a clause in the text
+log = logging.getLogger("pipeline.report")
 VERSION = 4  # of the text rules: cached text matches of another version are read again
 
 
@@ -321,7 +323,9 @@ class TextCache:
     (``<folder>/<Theme.key>[-<model>].parquet``: a hash of the paper's id and text, ``read_text``'s
     readings and, given the embedding model's ``identity``, the paper's cosine to the theme's
     sentence), so that a report reads and compares again only the papers it has not seen, or whose
-    text changed."""
+    text changed. A table no report has read for ``KEEP_DAYS`` days is removed."""
+
+    KEEP_DAYS = 30  # a table no report has read for this long is removed (``_prune``)
 
     def __init__(self, folder: Path, identity: str = "") -> None:
         self.folder = folder
@@ -378,9 +382,22 @@ class TextCache:
                 rows = pd.Index(table["key"].to_numpy()).get_indexer(keys[need])
                 table.loc[rows, "cosine"] = cosine[need, j]
             write_frame(table, self.path(t))
+        self._prune([self.path(t) for t in themes])
         names = [t.name for t in themes]
         frames = [pd.DataFrame(columns[f], index=texts.index, columns=names) for f in FIELDS]
         return Readings(TextMatches(*frames), cosine if cosine_of is not None else None, int(missing.sum()), len(need))
+
+    def _prune(self, used: list[Path]) -> None:
+        """Mark the tables of ``used`` as read now, and remove the folder's tables no report has read
+        for ``KEEP_DAYS`` days (a theme no longer watched, another sentence, model or rules' version),
+        so that the folder does not grow with every change."""
+        from pipeline.io import remove_files, touch_files, unused_files
+
+        touch_files(used)
+        old = [p for p in unused_files(self.folder, "*.parquet", self.KEEP_DAYS) if p not in set(used)]
+        if old:
+            remove_files(old)
+            log.info("watched themes: removed %d kept table(s) no report has read for %d days", len(old), self.KEEP_DAYS)
 
     @staticmethod
     def _kept(path: Path) -> pd.DataFrame:

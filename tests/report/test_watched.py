@@ -205,6 +205,27 @@ def test_matching_from_a_partly_kept_cache_is_matching_afresh(tmp_path):
     assert fresh.on.to_numpy().any()
 
 
+def test_kept_tables_no_report_has_read_for_a_month_are_removed(tmp_path):
+    import os
+    import time
+
+    themes = [theme(*KV)]
+    ids, texts = pd.Series(["a"]), pd.Series(["\nKV cache of LLMs"])
+    cache = TextCache(tmp_path, "m")
+    cache.read(ids, texts, themes)
+    kept = cache.path(themes[0])
+    gone = TextCache(tmp_path, "m").path(theme(*MEMORY))  # a theme watched once, then no more
+    TextCache(tmp_path, "m").read(ids, texts, [theme(*MEMORY)])
+    month = time.time() - (TextCache.KEEP_DAYS + 1) * 86400
+    for path in (kept, gone):
+        os.utime(path, (month, month))
+    _, read = cache.read(ids, texts, themes)
+    assert read == 0 and kept.exists() and not gone.exists()  # the table read now stays, the other goes
+    # a table is marked each time it is read: a report of other themes leaves it alone
+    TextCache(tmp_path, "m").read(ids, texts, [theme(*MEMORY)])
+    assert kept.exists()
+
+
 @pytest.fixture
 def watched(project, hash_embedder, monkeypatch):
     """The seeds through every stage, with two watched themes (test embedder everywhere)."""
