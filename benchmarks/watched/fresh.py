@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import evaluate as ev  # noqa: E402
+import sheets  # noqa: E402
 
 FRESH = HERE / "labels_fresh.jsonl"
 
@@ -63,13 +64,8 @@ def disagreements(corpus: str, work: Path, per_theme: int) -> list[dict]:
 def score(judged: Path) -> None:
     """Join the readers' judgments (``*.jsonl`` under ``judged``: id, theme, on) to the pool kept in
     ``pool.json`` beside them; write the ids and verdicts to labels_fresh.jsonl and print the table."""
-    pool = {(p["id"], p["theme"]): p for p in json.loads((judged.parent / "pool.json").read_text())}
-    rows = []
-    for path in sorted(judged.glob("*.jsonl")):
-        for line in path.read_text().splitlines():
-            v = json.loads(line)
-            p = pool[(v["id"], v["theme"])]
-            rows.append({k: p[k] for k in ("corpus", "theme", "group", "old", "new", "id")} | {"on": int(v["on"])})
+    _, found = sheets.verdicts(judged)
+    rows = [{k: p[k] for k in ("corpus", "theme", "group", "old", "new", "id")} | {"on": on} for p, on in found]
     FRESH.write_text("".join(json.dumps(r) + "\n" for r in rows))
     print("| set | theme | group | papers | on the subject (readers) | old rule lists | new rule lists |")
     print("|---|---|---|---|---|---|---|")
@@ -92,14 +88,7 @@ def main() -> None:
         score(args.score)
         return
     pool = [p for corpus in ev.KEYS for p in disagreements(corpus, args.work, args.per_theme)]
-    np.random.default_rng(1).shuffle(pool)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "pool.json").write_text(json.dumps(pool))
-    for i in range(args.chunks):
-        with (args.out / f"chunk_{i}.jsonl").open("w") as fh:
-            for p in pool[i::args.chunks]:
-                fh.write(json.dumps({"id": p["id"], "theme": p["theme"], "title": p["title"],
-                                     "abstract": p["abstract"]}) + "\n")
+    sheets.write(pool, args.out, args.chunks, seed=1)
     print(f"{len(pool)} papers in {args.chunks} chunks under {args.out}")
 
 

@@ -27,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import evaluate as ev  # noqa: E402
+import sheets  # noqa: E402
 
 MATCHED = HERE / "labels_matched.jsonl"
 
@@ -46,13 +47,8 @@ def unlabelled_matches(corpus: str, work: Path) -> list[dict]:
 
 
 def score(judged: Path) -> None:
-    pool = {(p["id"], p["theme"]): p for p in json.loads((judged.parent / "pool.json").read_text())}
-    rows = []
-    for path in sorted(judged.glob("*.jsonl")):
-        for line in path.read_text().splitlines():
-            v = json.loads(line)
-            p = pool[(v["id"], v["theme"])]
-            rows.append({"corpus": p["corpus"], "theme": p["theme"], "id": p["id"], "on": int(v["on"])})
+    pool, found = sheets.verdicts(judged)
+    rows = [{"corpus": p["corpus"], "theme": p["theme"], "id": p["id"], "on": on} for p, on in found]
     missing = set(pool) - {(r["id"], r["theme"]) for r in rows}
     if missing:
         raise SystemExit(f"{len(missing)} matches have no verdict, e.g. {sorted(missing)[:3]}")
@@ -72,14 +68,7 @@ def main() -> None:
         score(args.score)
         return
     pool = [p for corpus in ev.KEYS for p in unlabelled_matches(corpus, args.work)]
-    np.random.default_rng(0).shuffle(pool)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "pool.json").write_text(json.dumps(pool))
-    for i in range(args.chunks):
-        with (args.out / f"chunk_{i}.jsonl").open("w") as fh:
-            for p in pool[i::args.chunks]:
-                fh.write(json.dumps({"id": p["id"], "theme": p["theme"], "title": p["title"],
-                                     "abstract": p["abstract"]}) + "\n")
+    sheets.write(pool, args.out, args.chunks, seed=0)
     print(f"{len(pool)} matches in {args.chunks} chunks under {args.out}")
 
 
