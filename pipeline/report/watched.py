@@ -345,8 +345,6 @@ class TextCache:
                  cosine_of: Callable[[np.ndarray], np.ndarray] | None = None) -> Readings:
         """``read``, and with ``cosine_of`` (rows of the papers -> their cosines to every theme's
         sentence, rows x themes) each paper's cosines, computed only for the papers not kept."""
-        from pipeline.io import write_frame
-
         texts = texts.fillna("")
         keys = _keys(ids, texts)
         n = len(texts)
@@ -371,21 +369,27 @@ class TextCache:
         need = np.flatnonzero(np.isnan(cosine).any(axis=1)) if cosine_of is not None else np.zeros(0, dtype=int)
         if len(need):
             cosine[need] = np.asarray(cosine_of(need), dtype=float).reshape(len(need), len(themes))
-        for j, (t, old) in enumerate(zip(themes, kept)):
-            if not (missing.any() or len(need)):
-                break
-            new = pd.DataFrame({"key": keys[missing], **{f: columns[f][t.name][missing] for f in FIELDS},
-                                "cosine": cosine[missing, j]})
-            table = pd.concat([old, new], ignore_index=True) if len(old) else new
-            table = table.drop_duplicates("key", keep="last").reset_index(drop=True)
-            if len(need):
-                rows = pd.Index(table["key"].to_numpy()).get_indexer(keys[need])
-                table.loc[rows, "cosine"] = cosine[need, j]
-            write_frame(table, self.path(t))
+        if missing.any() or len(need):  # something read or compared now: kept for the next report
+            for j, (t, old) in enumerate(zip(themes, kept)):
+                self._store(t, old, keys, missing, need, {f: columns[f][t.name] for f in FIELDS}, cosine[:, j])
         self._prune([self.path(t) for t in themes])
         names = [t.name for t in themes]
         frames = [pd.DataFrame(columns[f], index=texts.index, columns=names) for f in FIELDS]
         return Readings(TextMatches(*frames), cosine if cosine_of is not None else None, int(missing.sum()), len(need))
+
+    def _store(self, t: Theme, old: pd.DataFrame, keys: np.ndarray, missing: np.ndarray, need: np.ndarray,
+               fields: dict[str, np.ndarray], cosine: np.ndarray) -> None:
+        """Theme ``t``'s table (``old``) with the papers read now (``missing``) added, and the cosines
+        computed now (the rows ``need``) set; ``fields`` and ``cosine``: every paper's, in order."""
+        from pipeline.io import write_frame
+
+        new = pd.DataFrame({"key": keys[missing], **{f: v[missing] for f, v in fields.items()}, "cosine": cosine[missing]})
+        table = pd.concat([old, new], ignore_index=True) if len(old) else new
+        table = table.drop_duplicates("key", keep="last").reset_index(drop=True)
+        if len(need):
+            rows = pd.Index(table["key"].to_numpy()).get_indexer(keys[need])
+            table.loc[rows, "cosine"] = cosine[need]
+        write_frame(table, self.path(t))
 
     def _prune(self, used: list[Path]) -> None:
         """Mark the tables of ``used`` as read now, and remove the folder's tables no report has read
@@ -394,7 +398,8 @@ class TextCache:
         from pipeline.io import remove_files, touch_files, unused_files
 
         touch_files(used)
-        old = [p for p in unused_files(self.folder, "*.parquet", self.KEEP_DAYS) if p not in set(used)]
+        keep = set(used)
+        old = [p for p in unused_files(self.folder, "*.parquet", self.KEEP_DAYS) if p not in keep]
         if old:
             remove_files(old)
             log.info("watched themes: removed %d kept table(s) no report has read for %d days", len(old), self.KEEP_DAYS)

@@ -183,24 +183,22 @@ def units_of(level: str, weeks: Sequence[pd.Timestamp], week: Sequence, unit: Se
 
 def week_positions(values: Sequence, weeks: tuple) -> np.ndarray:
     """Where each of ``values`` stands among ``weeks`` (-1: not one of them), by a hash lookup over
-    the whole column (a column of Mondays is not turned into one Timestamp a paper)."""
-    where = pd.Index(list(weeks))
-    if not where.is_unique:  # the last of equal weeks, as a mapping would say
-        index = {x: i for i, x in enumerate(weeks)}
-        return np.array([index.get(x, -1) for x in values], dtype=int)
+    the whole column (a column of Mondays is not turned into one Timestamp a paper); values of
+    another kind than the weeks (a date written as text is not a Monday), or weeks that repeat (the
+    last of equal weeks), one by one, as a mapping says."""
     if not isinstance(values, (pd.Index, pd.Series, np.ndarray)):
         values = list(values)
-    if len(values) == 0:
-        return np.zeros(0, dtype=int)
+    where = pd.Index(list(weeks))
+    found = None
+    if where.is_unique and len(values):
+        try:
+            found = pd.Index(values)
+        except (TypeError, ValueError):  # values the Index cannot hold as one kind
+            found = None
+    if found is not None and (found.dtype == where.dtype or (found.dtype.kind == "M" and where.dtype.kind == "M")):
+        return where.get_indexer(found).astype(int)
     index = {x: i for i, x in enumerate(weeks)}
-    try:
-        found = pd.Index(values)
-    except (TypeError, ValueError):  # values the Index cannot hold as one kind
-        found = None
-    # the same kind of value only (a date written as text is not a Monday, as a mapping would say)
-    if found is None or not (found.dtype == where.dtype or (found.dtype.kind == "M" and where.dtype.kind == "M")):
-        return np.array([index.get(x, -1) for x in values], dtype=int)
-    return where.get_indexer(found).astype(int)
+    return np.array([index.get(x, -1) for x in values], dtype=int)
 
 
 def _order(x: object) -> tuple:
