@@ -179,6 +179,32 @@ def test_figures_are_drawn_here_when_the_drawing_processes_die(tmp_path, monkeyp
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"f{k}.{x}" for k in range(3) for x in ("png", "svg"))
 
 
+def test_figures_are_drawn_by_processes_forked_before_they_were_handed_over(tmp_path, monkeypatch):
+    """The drawing processes start when the drawing is made, before the caller reads its data: a
+    change made afterwards in this process (here, to how a figure is drawn) does not reach them."""
+    from pipeline.io import files
+
+    monkeypatch.setattr(files, "_cores", lambda: 2)
+    drawing = files.FigureDrawing()
+    monkeypatch.setattr(files, "_figure_bytes", lambda fig, fmt: b"drawn here")
+    with drawing:
+        for name, fig in _figures().items():
+            drawing.start(name, fig)
+        pngs = drawing.write(tmp_path)
+    assert sorted(pngs) == ["f0", "f1", "f2"] and all(p.startswith(b"\x89PNG") for p in pngs.values())
+    assert (tmp_path / "f2.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_figures_are_drawn_here_with_one_core(tmp_path, monkeypatch):
+    from pipeline.io import files
+
+    monkeypatch.setattr(files, "_cores", lambda: 1)
+    with files.FigureDrawing() as drawing:
+        monkeypatch.setattr(files, "_figure_bytes", lambda fig, fmt: f"here {fmt}".encode())
+        drawing.start("f0", _figures()["f0"])
+        assert drawing.write(tmp_path) == {"f0": b"here png"}
+
+
 def test_reading_a_table_imports_no_other_dataframe_library(tmp_path):
     """pandera would import dask.dataframe (about a second) to build a schema whenever Dask is
     installed; our schemas are built for pandas alone."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pipeline.io.atomic import atomic_folder, atomic_path, link_tree, restore_folder, write_new_file
 from pipeline.io.files import (
+    FigureDrawing,
     list_files,
     read_array,
     read_arrays,
@@ -35,7 +36,7 @@ from pipeline.io.tables import (
     write_table,
 )
 
-__all__ = ["FINGERPRINT_KEY", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_array",
+__all__ = ["FINGERPRINT_KEY", "FigureDrawing", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_array",
            "remove_files", "remove_tree", "read_arrays", "read_bytes", "read_fingerprint", "read_frame", "read_json",
            "read_shard", "read_table", "read_text",
            "restore_folder", "write_array", "write_arrays", "write_batches", "write_figures", "write_frame",

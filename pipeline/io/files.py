@@ -113,9 +113,6 @@ def read_shard(path: Path) -> dict:
         return {name: data[name] for name in data.files}
 
 
-_DRAWING: dict = {}  # the figures being drawn, which forked drawing processes inherit
-
-
 def _figure_bytes(fig: object, fmt: str) -> bytes:
     import io
 
@@ -131,9 +128,8 @@ def _figure_bytes(fig: object, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def _draw(job: tuple[str, str]) -> bytes:
-    name, fmt = job
-    return _figure_bytes(_DRAWING[name], fmt)
+def _both(fig: object) -> tuple[bytes, bytes]:
+    return _figure_bytes(fig, "png"), _figure_bytes(fig, "svg")
 
 
 def _cores() -> int:
@@ -142,32 +138,78 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def write_figures(figures: dict[str, object], folder: Path) -> dict[str, bytes]:
-    """``<folder>/<name>.png`` and ``.svg`` of each matplotlib figure; returns each PNG's bytes (also
-    embedded in the HTML). Drawing is most of a report's time and keeps one core busy, so where the
-    platform forks, processes forked for the purpose (one per core) draw them: each inherits the
-    figures and sends back only the bytes, which are the same as drawn here. Elsewhere, on one core,
-    or if those processes cannot start or die, the figures are drawn here one by one."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+class FigureDrawing:
+    """Figures drawn to PNG and SVG by other processes while the caller goes on with its work.
 
-    jobs = [(name, fmt) for name in figures for fmt in ("png", "svg")]
-    workers = min(len(jobs), _cores())
-    drawn: list[bytes] | None = None
-    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        _DRAWING.update(figures)
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                drawn = list(progress(pool.map(_draw, jobs), total=len(jobs), desc="figures", unit="figure"))
-        except (OSError, BrokenProcessPool):
-            drawn = None
-        finally:
-            _DRAWING.clear()
-    if drawn is None:
-        drawn = [_figure_bytes(figures[name], fmt) for name, fmt in progress(jobs, desc="figures", unit="figure")]
-    folder.mkdir(parents=True, exist_ok=True)
-    for (name, fmt), data in zip(jobs, drawn):
-        with atomic_path(folder / f"{name}.{fmt}") as tmp:
-            tmp.write_bytes(data)
-    return {name: data for (name, fmt), data in zip(jobs, drawn) if fmt == "png"}
+    Drawing is most of a report's time and keeps one core busy. The drawing processes are forked
+    when this is made, before the caller reads its data, so they are small and share nothing the
+    caller goes on changing. ``start(name, fig)`` sends them a finished figure (pickled); they draw
+    both formats and send back the bytes, which are the same as drawn here. With one core or no
+    ``fork``, or where a process cannot start, dies or cannot take a figure, the figure is drawn
+    here by ``write``. ``write(folder)`` waits for every drawing and writes ``<name>.png`` and
+    ``.svg``; leaving the ``with`` block ends the processes.
+
+    ``workers``: how many processes draw; by default one fewer than the cores, as the caller keeps
+    one busy (at least one, where there are two cores or more)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        cores = _cores()
+        workers = min(workers or cores - 1, cores) if cores > 1 else 0
+        self._figures: dict[str, object] = {}
+        self._futures: dict[str, object] = {}
+        self._pool = None
+        if workers and "fork" in multiprocessing.get_all_start_methods():
+            try:
+                self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+                self._pool.submit(int)  # forks the processes now, while this one is still small
+            except OSError:
+                self._pool = None
+
+    def start(self, name: str, fig: object) -> None:
+        """Hand over a finished figure: drawing starts now where a process is free."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        self._figures[name] = fig
+        if self._pool is not None:
+            try:
+                self._futures[name] = self._pool.submit(_both, fig)
+            except (OSError, BrokenProcessPool, RuntimeError):
+                pass  # drawn here by write()
+
+    def _bytes(self, name: str) -> tuple[bytes, bytes]:
+        if name in self._futures:
+            try:
+                return self._futures[name].result()
+            except Exception:  # noqa: BLE001 - the process died or the figure would not pickle: draw it here,
+                pass  # where a fault of the drawing itself is raised as it would be without the processes
+        return _both(self._figures[name])
+
+    def write(self, folder: Path) -> dict[str, bytes]:
+        """``<folder>/<name>.png`` and ``.svg`` of every figure started, in the order started; returns
+        each PNG's bytes (also embedded in the HTML)."""
+        drawn = {name: self._bytes(name) for name in progress(list(self._figures), desc="figures", unit="figure")}
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, formats in drawn.items():
+            for fmt, data in zip(("png", "svg"), formats):
+                with atomic_path(folder / f"{name}.{fmt}") as tmp:
+                    tmp.write_bytes(data)
+        return {name: png for name, (png, _) in drawn.items()}
+
+    def __enter__(self) -> FigureDrawing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def write_figures(figures: dict[str, object], folder: Path) -> dict[str, bytes]:
+    """``<folder>/<name>.png`` and ``.svg`` of each matplotlib figure, drawn by one process per core
+    (``FigureDrawing``); returns each PNG's bytes."""
+    with FigureDrawing(workers=_cores()) as drawing:
+        for name, fig in figures.items():
+            drawing.start(name, fig)
+        return drawing.write(folder)

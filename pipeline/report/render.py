@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from pipeline.io import write_figures
+from pipeline.io import FigureDrawing, write_figures
 
 
 @dataclass
@@ -25,10 +25,15 @@ class SavedFigure:
     files: list[str] = field(default_factory=list)
 
 
-def save_figures(figures: dict[str, tuple[Figure, str]], folder: Path) -> dict[str, SavedFigure]:
+def save_figures(figures: dict[str, tuple[Figure, str]], folder: Path,
+                 drawing: FigureDrawing | None = None) -> dict[str, SavedFigure]:
     """Write ``<folder>/<name>.png`` and ``.svg`` of each (figure, caption); each PNG is drawn once and
-    also embedded in the HTML."""
-    pngs = write_figures({name: fig for name, (fig, _) in figures.items()}, folder)
+    also embedded in the HTML. ``drawing``: where the figures were already handed over as they were
+    made (``FigureDrawing.start``), so that they are drawn while the report was being computed."""
+    if drawing is None:
+        pngs = write_figures({name: fig for name, (fig, _) in figures.items()}, folder)
+    else:
+        pngs = drawing.write(folder)
     return {name: SavedFigure(name, caption, base64.b64encode(pngs[name]).decode(),
                               [f"figures/{name}.png", f"figures/{name}.svg"])
             for name, (_, caption) in figures.items()}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline.config import Config, as_dict
-from pipeline.io import TableError, atomic_folder, read_table, write_text
+from pipeline.io import FigureDrawing, TableError, atomic_folder, read_table, write_text
 from pipeline.report import data, plots
 from pipeline.report.week import feed
 from pipeline.report.load import load_corpus, load_embeddings, require_tables
@@ -91,11 +91,13 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     if (skipped := step.skipped(force)) is not None:
         return skipped
     watch = dict(cfg.report.watch)
-    corpus = load_corpus(cfg, COLUMNS + ([Papers.abstract] if watch else []))
-    report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level,
-                        watched=watched_matches(cfg, corpus) if watch else None)
-    with atomic_folder(final) as folder:  # a failure leaves the previous report, never half of one
-        figures = save_figures(report.figures, folder / "figures")
+    # figures are drawn beside the rest of the work (by processes forked before the tables are read);
+    # a failure leaves the previous report, never half of one
+    with FigureDrawing() as drawing, atomic_folder(final) as folder:
+        corpus = load_corpus(cfg, COLUMNS + ([Papers.abstract] if watch else []))
+        report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level,
+                            watched=watched_matches(cfg, corpus) if watch else None, start_drawing=drawing.start)
+        figures = save_figures(report.figures, folder / "figures", drawing)
         papers = report.papers.sort_values(Papers.title)
         links = papers[[Papers.title, Papers.url]].rename(columns={Papers.title: "title", Papers.url: "url"}).fillna("")
         by_theme = {int(t): rows for t, rows in links.groupby(papers["topic"], sort=False)}

@@ -153,6 +153,25 @@ def test_weekly_themes_are_grouped_under_their_areas_and_areas_can_replace_them(
     assert "Areas this week" in html and '<tr class="area">' not in html
 
 
+def test_the_weekly_charts_are_handed_over_for_drawing_before_the_movement_tests(themed, monkeypatch):
+    """So that other processes draw them while the tests run (``FigureDrawing``)."""
+    from pipeline.report.week import weekly
+
+    handed: list[str] = []
+    tested_after: list[list[str]] = []
+    movement = weekly.movement
+
+    def tests(*args, **kwargs):  # noqa: ANN002, ANN003
+        tested_after.append(list(handed))
+        return movement(*args, **kwargs)
+
+    monkeypatch.setattr(weekly, "movement", tests)
+    built = weekly.build_week(report.load_corpus(themed), data.monday_of("2026-W24"),
+                              start_drawing=lambda name, fig: handed.append(name))
+    assert "share_by_week" in handed and tested_after == [[n for n in handed if n != "movers"]]
+    assert handed == list(built.figures) and all(built.figures[n][0] is not None for n in handed)
+
+
 def test_survey_groups_themes_under_areas_and_has_an_area_level(themed, hash_embedder, monkeypatch):
     monkeypatch.setattr("pipeline.topics.embedding.embed.make_embedder", lambda cfg: hash_embedder)
     info = read_table(themed.paths.topic_info, TopicInfo)

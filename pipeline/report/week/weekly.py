@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -190,11 +190,14 @@ class WeeklyReport:
 
 
 def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: ReportConfig = ReportConfig(), *, primary_only: bool = False,
-          history: int = 12, level: str = "theme", watched: Matches | None = None) -> WeeklyReport:
+          history: int = 12, level: str = "theme", watched: Matches | None = None,
+          start_drawing: Callable[[str, Figure], object] | None = None) -> WeeklyReport:
     """The report of the week starting ``monday``. At ``level="area"`` every count, test and chart
     is by area; at ``"theme"`` the table of the week's themes is grouped under their areas, and the
     areas are tested beside the themes. ``watched``: ``watched.match`` of ``corpus.papers`` (rows in
-    the same order), when the configuration names watched themes."""
+    the same order), when the configuration names watched themes. ``start_drawing(name, figure)`` is
+    called with each figure as soon as it is complete (the charts before the movement tests), so that
+    drawing it can go on beside the rest of the work."""
     areas = areas_of(corpus)
     born = births(corpus) if level == "theme" else {}
     corpus = at_level(corpus, level)
@@ -222,7 +225,13 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: ReportConfig = ReportC
     }).fillna(0).sort_values("this week", ascending=False)
     report = WeeklyReport(week_label(monday), monday, this, table, cats, labels, cfg, primary_only, len(before),
                           covered, level, corpus.themes[TopicInfo.description].astype(str).to_dict())
+    figure = _figure_adder(report, start_drawing)
+    shares = _charts(report, counts.reindex(shown), figure)
     _move(report, corpus, counts, areas if level == "theme" else {}, watched, tested)
+    moving = [u for lv, u in zip(report.movers.get("level", []), report.movers.get("unit", [])) if lv == level]
+    if moving:  # no movers, no figure: the opening says what it would have taken
+        figure("movers", plots.theme_series(shares, moving[:9], labels, title=f"{level.capitalize()}s that moved: weekly share"),
+               f"Weekly share of each {level} that moved at some horizon; the dot is this week.")
     report.groups = group_rows(report.trend, areas if level == "theme" else {})
     by_id = papers.set_index(Papers.paper_id)
     if level == "theme":
@@ -245,35 +254,47 @@ def build_week(corpus: Corpus, monday: pd.Timestamp, cfg: ReportConfig = ReportC
         near_forming = int(waiting[Papers.paper_id].isin(forming_ids).sum())
         report.waiting = {"in a group still forming": near_forming,
                           "no theme explains them, or they came with new papers like them": len(waiting) - near_forming}
-    counting = "primary category only" if primary_only else "every category a paper is listed in"
+    return report
+
+
+def _figure_adder(report: WeeklyReport, start_drawing: Callable[[str, Figure], object] | None) -> Callable:
+    def figure(name: str, fig: Figure, caption: str) -> None:
+        report.figures[name] = (fig, caption)
+        if start_drawing is not None:
+            start_drawing(name, fig)
+    return figure
+
+
+def _charts(report: WeeklyReport, shown_counts: pd.DataFrame, figure: Callable) -> pd.DataFrame:
+    """The charts that do not wait for the movement tests: papers by category, the share by week of
+    the largest units (returned, for the movers' chart), units by category."""
+    this, level, counting = report.papers, report.level, ("primary category only" if report.primary_only
+                                                         else "every category a paper is listed in")
     note = f"Counts use {counting}; the trailing mean covers {report.trailing_text}."
-    unlisted = uncategorised(this, primary_only=primary_only)
+    unlisted = uncategorised(this, primary_only=report.primary_only)
     if unlisted:  # digest pages carry no arXiv category: say so rather than show a week emptier than it is
         note += f" {unlisted} of this week's {len(this)} papers list no arXiv category and are not counted here."
     if report.categorised:  # else (digest pages only) nothing to draw: the numbers section says so in a line
-        report.figures["categories"] = (plots.category_volume(
-            cats["this week"], cats["trailing mean"], title=f"Papers by arXiv category, {report.week}", note=note),
+        figure("categories", plots.category_volume(
+            report.categories["this week"], report.categories["trailing mean"],
+            title=f"Papers by arXiv category, {report.week}", note=note),
             f"Papers per arXiv category in {report.week} against the weekly mean of {report.trailing_text}.")
-    shown_counts = counts.reindex(shown)
     totals = shown_counts.sum(axis=1)
     shares = shown_counts.div(totals.where(totals > 0), axis=0)  # a week without papers has no shares (a gap)
     shares.index = [week_label(m) for m in shares.index]
     named = len([t for t in shown_counts.columns if t != -1])
-    report.figures["share_by_week"] = (plots.share_by_week(
-        shares, labels, title=f"{level.capitalize()} share by week, {shares.index[0]} to {report.week}", noun=f"{level}s"),
+    figure("share_by_week", plots.share_by_week(
+        shares, report.labels, title=f"{level.capitalize()} share by week, {shares.index[0]} to {report.week}",
+        noun=f"{level}s"),
         f"Share of each week's papers held by the {min(plots.TOP_SHARE, named)} largest of the {named} {level}s, "
         f"stacked; the other {level}s and unassigned papers make up the rest of each week.")
-    moving = [u for lv, u in zip(report.movers.get("level", []), report.movers.get("unit", [])) if lv == level]
-    if moving:  # no movers, no figure: the opening says what it would have taken
-        report.figures["movers"] = (plots.theme_series(
-            shares, moving[:9], labels, title=f"{level.capitalize()}s that moved: weekly share"),
-            f"Weekly share of each {level} that moved at some horizon; the dot is this week.")
-    matrix = theme_by_category(this, primary_only=primary_only)
+    matrix = theme_by_category(this, primary_only=report.primary_only)
     if not matrix.empty:
-        report.figures["heatmap"] = (plots.heatmap(
-            matrix, labels, title=f"{level.capitalize()}s by arXiv category, {report.week}", note=f"Counts use {counting}."),
+        figure("heatmap", plots.heatmap(
+            matrix, report.labels, title=f"{level.capitalize()}s by arXiv category, {report.week}",
+            note=f"Counts use {counting}."),
             f"Papers of each {level} in each arXiv category this week (counts use {counting}).")
-    return report
+    return shares
 
 
 SINCE_WEEKS = 13  # how far back "still rising since" looks
