@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -203,6 +204,48 @@ def test_figures_are_drawn_here_with_one_core(tmp_path, monkeypatch):
         monkeypatch.setattr(files, "_figure_bytes", lambda fig, fmt: f"here {fmt}".encode())
         drawing.start("f0", _figures()["f0"])
         assert drawing.write(tmp_path) == {"f0": b"here png"}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads a process's children from Linux's /proc")
+def test_a_drawing_process_ends_when_its_caller_is_killed(tmp_path):
+    """A caller killed without cleaning up (SIGKILL, the OOM killer) leaves no drawing process behind."""
+    import subprocess
+    import sys
+    import time
+
+    code = ("import os, time; from pipeline.io import files; files._cores = lambda: 2; d = files.FigureDrawing(); "
+            "time.sleep(0.5); me = os.getpid(); print(open(f'/proc/{me}/task/{me}/children').read(), flush=True); "
+            "os._exit(0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
+    children = [int(pid) for pid in out.split()]
+    assert children  # the drawing process was running
+
+    def alive(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(pid) for pid in children)
+
+
+def test_the_weekly_figures_can_be_sent_to_a_drawing_process():
+    """A figure that will not pickle is drawn in the caller's process, silently slower: the weekly
+    report's kinds of figure must pickle."""
+    import pickle
+
+    from pipeline.report import plots
+
+    shares = pd.DataFrame({0: [0.2, 0.3, None], 1: [0.5, 0.4, None]}, index=["2025-W01", "2025-W02", "2025-W03"])
+    figures = [plots.category_volume(pd.Series({"cs.DC": 3}), pd.Series({"cs.DC": 2.0}), title="t", note="n"),
+               plots.share_by_week(shares, {0: "a", 1: "b"}, title="t"),
+               plots.theme_series(shares, [0, 1], {0: "a", 1: "b"}, title="t"),
+               plots.heatmap(pd.DataFrame({"cs.DC": [2, 1]}, index=[0, 1]), {0: "a", 1: "b"}, title="t", note="n")]
+    for fig in figures:
+        assert pickle.loads(pickle.dumps(fig)).axes
 
 
 def test_reading_a_table_imports_no_other_dataframe_library(tmp_path):

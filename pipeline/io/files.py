@@ -4,10 +4,13 @@ shards), figures (PNG and SVG), and reads of the raw page store."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 from pipeline.io.atomic import atomic_path
 from pipeline.progress import progress
+
+log = logging.getLogger(__name__)
 
 
 def write_json(obj: dict, path: Path) -> None:
@@ -128,8 +131,30 @@ def _figure_bytes(fig: object, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def _both(fig: object) -> tuple[bytes, bytes]:
-    return _figure_bytes(fig, "png"), _figure_bytes(fig, "svg")
+def _drawn(fig: object, fmt: str) -> bytes:  # what a drawing process runs, sent by name
+    return _figure_bytes(fig, fmt)
+
+
+FORMATS = ("png", "svg")
+MOST_DRAWING = 3  # drawing processes beside a caller that keeps computing (a weekly report has at most 4 figures)
+
+
+def _drawing_process(parent: int) -> None:
+    """Set up a drawing process: Ctrl-C is the caller's to report (one line, not a traceback per
+    process), and the process ends when its caller is gone, even one killed without cleaning up."""
+    import os
+    import signal
+    import threading
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _cores() -> int:
@@ -142,58 +167,66 @@ class FigureDrawing:
     """Figures drawn to PNG and SVG by other processes while the caller goes on with its work.
 
     Drawing is most of a report's time and keeps one core busy. The drawing processes are forked
-    when this is made, before the caller reads its data, so they are small and share nothing the
-    caller goes on changing. ``start(name, fig)`` sends them a finished figure (pickled); they draw
-    both formats and send back the bytes, which are the same as drawn here. With one core or no
-    ``fork``, or where a process cannot start, dies or cannot take a figure, the figure is drawn
-    here by ``write``. ``write(folder)`` waits for every drawing and writes ``<name>.png`` and
-    ``.svg``; leaving the ``with`` block ends the processes.
+    when this is made, so a caller that makes it before reading its tables forks processes that do
+    not hold them. ``start(name, fig)`` sends them a finished figure (pickled), one job per format;
+    they send back the bytes, which are the same as drawn here. With one core or no ``fork``, or
+    where a process cannot start, dies or cannot take a figure, the figure is drawn here by
+    ``write`` (and the log says why). ``write(folder)`` waits for every drawing and writes
+    ``<name>.png`` and ``.svg``; leaving the ``with`` block ends the processes, and a process whose
+    caller is killed ends by itself.
 
-    ``workers``: how many processes draw; by default one fewer than the cores, as the caller keeps
-    one busy (at least one, where there are two cores or more)."""
+    ``workers``: how many processes draw (0: none, all drawn here); by default one fewer than the
+    cores, at most ``MOST_DRAWING``, as the caller keeps one core busy."""
 
     def __init__(self, workers: int | None = None) -> None:
         import multiprocessing
+        import os
         from concurrent.futures import ProcessPoolExecutor
 
         cores = _cores()
-        workers = min(workers or cores - 1, cores) if cores > 1 else 0
+        workers = min(min(cores - 1, MOST_DRAWING) if workers is None else workers, cores) if cores > 1 else 0
         self._figures: dict[str, object] = {}
-        self._futures: dict[str, object] = {}
+        self._futures: dict[tuple[str, str], object] = {}
         self._pool = None
         if workers and "fork" in multiprocessing.get_all_start_methods():
             try:
-                self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-                self._pool.submit(int)  # forks the processes now, while this one is still small
-            except OSError:
+                self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                                 initializer=_drawing_process, initargs=(os.getpid(),))
+                self._pool.submit(int)  # forks the processes now
+            except OSError as exc:
+                log.info("figures: drawn in this process (%s: %s)", type(exc).__name__, exc)
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None
 
     def start(self, name: str, fig: object) -> None:
         """Hand over a finished figure: drawing starts now where a process is free."""
-        from concurrent.futures.process import BrokenProcessPool
-
         self._figures[name] = fig
         if self._pool is not None:
-            try:
-                self._futures[name] = self._pool.submit(_both, fig)
-            except (OSError, BrokenProcessPool, RuntimeError):
-                pass  # drawn here by write()
+            for fmt in FORMATS:
+                try:
+                    self._futures[(name, fmt)] = self._pool.submit(_drawn, fig, fmt)
+                except Exception as exc:  # noqa: BLE001 - a broken pool: drawn here by write()
+                    log.info("figures: %s drawn in this process (%s)", name, type(exc).__name__)
 
-    def _bytes(self, name: str) -> tuple[bytes, bytes]:
-        if name in self._futures:
+    def _bytes(self, name: str, fmt: str) -> bytes:
+        future = self._futures.get((name, fmt))
+        if future is not None:
             try:
-                return self._futures[name].result()
-            except Exception:  # noqa: BLE001 - the process died or the figure would not pickle: draw it here,
-                pass  # where a fault of the drawing itself is raised as it would be without the processes
-        return _both(self._figures[name])
+                return future.result()
+            except Exception as exc:  # noqa: BLE001 - the process died or the figure would not pickle: drawn
+                # here, where a fault of the drawing itself is raised as it would be without the processes
+                log.info("figures: %s.%s drawn in this process (%s: %s)", name, fmt, type(exc).__name__, exc)
+        return _figure_bytes(self._figures[name], fmt)
 
     def write(self, folder: Path) -> dict[str, bytes]:
         """``<folder>/<name>.png`` and ``.svg`` of every figure started, in the order started; returns
         each PNG's bytes (also embedded in the HTML)."""
-        drawn = {name: self._bytes(name) for name in progress(list(self._figures), desc="figures", unit="figure")}
+        drawn = {name: [self._bytes(name, fmt) for fmt in FORMATS]
+                 for name in progress(list(self._figures), desc="figures", unit="figure")}
         folder.mkdir(parents=True, exist_ok=True)
         for name, formats in drawn.items():
-            for fmt, data in zip(("png", "svg"), formats):
+            for fmt, data in zip(FORMATS, formats):
                 with atomic_path(folder / f"{name}.{fmt}") as tmp:
                     tmp.write_bytes(data)
         return {name: png for name, (png, _) in drawn.items()}
@@ -207,9 +240,10 @@ class FigureDrawing:
 
 
 def write_figures(figures: dict[str, object], folder: Path) -> dict[str, bytes]:
-    """``<folder>/<name>.png`` and ``.svg`` of each matplotlib figure, drawn by one process per core
-    (``FigureDrawing``); returns each PNG's bytes."""
-    with FigureDrawing(workers=_cores()) as drawing:
+    """``<folder>/<name>.png`` and ``.svg`` of each matplotlib figure, each format of each figure a
+    job for one of up to one process per core (``FigureDrawing``; drawn here on one core); returns
+    each PNG's bytes."""
+    with FigureDrawing(workers=min(len(figures) * len(FORMATS), _cores())) as drawing:
         for name, fig in figures.items():
             drawing.start(name, fig)
         return drawing.write(folder)

@@ -1,6 +1,7 @@
 """The weekly trend report: what was published in one ISO week and how the themes moved.
 
-``build_week`` is pure (tables in, content and figures out); ``write`` saves ``index.html``,
+``build_week`` takes tables and gives the content and figures (handing each figure, as it is made,
+to an optional ``start_drawing``); ``pipeline.report.stage.write_weekly`` saves ``index.html``,
 ``report.md`` and ``figures/*.png|svg`` under ``reports/weekly/<YYYY-Www>/``.
 """
 
