@@ -182,18 +182,37 @@ def test_figures_are_drawn_here_when_the_drawing_processes_die(tmp_path, monkeyp
 
 def test_figures_are_drawn_by_processes_forked_before_they_were_handed_over(tmp_path, monkeypatch):
     """The drawing processes start when the drawing is made, before the caller reads its data: a
-    change made afterwards in this process (here, to how a figure is drawn) does not reach them."""
+    change made afterwards in this process (here, to how a figure is drawn) does not reach them. The
+    jobs no process has begun when the caller waits are drawn by the caller, the last first."""
+    import time
+
     from pipeline.io import files
 
+    draw = files._figure_bytes
+
+    begun = tmp_path / "begun"
+
+    def slow(fig, fmt):  # the processes inherit this: the first figure keeps them busy
+        if fig.axes[0].get_title().startswith("figure 0"):
+            begun.touch()
+            time.sleep(2)
+        return draw(fig, fmt)
+
     monkeypatch.setattr(files, "_cores", lambda: 2)
+    monkeypatch.setattr(files, "_figure_bytes", slow)
     drawing = files.FigureDrawing()
     monkeypatch.setattr(files, "_figure_bytes", lambda fig, fmt: b"drawn here")
     with drawing:
         for name, fig in _figures().items():
             drawing.start(name, fig)
-        pngs = drawing.write(tmp_path)
-    assert sorted(pngs) == ["f0", "f1", "f2"] and all(p.startswith(b"\x89PNG") for p in pngs.values())
-    assert (tmp_path / "f2.svg").read_bytes().startswith(b"<?xml")
+        deadline = time.monotonic() + 30
+        while not begun.exists() and time.monotonic() < deadline:  # a process has begun the first job
+            time.sleep(0.05)
+        pngs = drawing.write(tmp_path / "out")
+    tmp_path = tmp_path / "out"
+    assert list(pngs) == ["f0", "f1", "f2"]
+    assert pngs["f0"].startswith(b"\x89PNG")  # the first job, drawn by the process as it was forked
+    assert pngs["f2"] == b"drawn here" == (tmp_path / "f2.svg").read_bytes()  # the last ones, taken back
 
 
 def test_figures_are_drawn_here_with_one_core(tmp_path, monkeypatch):

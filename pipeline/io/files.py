@@ -131,7 +131,22 @@ def _figure_bytes(fig: object, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def _drawn(fig: object, fmt: str) -> bytes:  # what a drawing process runs, sent by name
+SLOTS = 64  # jobs of one drawing that the caller can take back (``FigureDrawing.write``)
+_CLAIMS = None  # in a drawing process: which jobs someone has begun, shared with the caller
+
+
+def _claim(claims, slot: int) -> bool:  # noqa: ANN001 - a multiprocessing Array
+    """Claim job ``slot`` for this process; False when another process has it."""
+    with claims.get_lock():
+        if claims[slot]:
+            return False
+        claims[slot] = 1
+        return True
+
+
+def _drawn(fig: object, fmt: str, slot: int | None) -> bytes | None:  # what a drawing process runs, sent by name
+    if slot is not None and not _claim(_CLAIMS, slot):
+        return None  # the caller drew it
     return _figure_bytes(fig, fmt)
 
 
@@ -139,14 +154,17 @@ FORMATS = ("png", "svg")
 MOST_DRAWING = 3  # drawing processes beside a caller that keeps computing (a weekly report has at most 4 figures)
 
 
-def _drawing_process(parent: int) -> None:
-    """Set up a drawing process: Ctrl-C is the caller's to report (one line, not a traceback per
-    process), and the process ends when its caller is gone, even one killed without cleaning up."""
+def _drawing_process(parent: int, claims) -> None:  # noqa: ANN001 - a multiprocessing Array
+    """Set up a drawing process: the jobs' claims shared with the caller; Ctrl-C is the caller's to
+    report (one line, not a traceback per process); and the process ends when its caller is gone,
+    even one killed without cleaning up."""
     import os
     import signal
     import threading
     import time
 
+    global _CLAIMS
+    _CLAIMS = claims
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
@@ -187,11 +205,14 @@ class FigureDrawing:
         workers = min(min(cores - 1, MOST_DRAWING) if workers is None else workers, cores) if cores > 1 else 0
         self._figures: dict[str, object] = {}
         self._futures: dict[tuple[str, str], object] = {}
+        self._slots: dict[tuple[str, str], int | None] = {}
         self._pool = None
         if workers and "fork" in multiprocessing.get_all_start_methods():
             try:
-                self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                                 initializer=_drawing_process, initargs=(os.getpid(),))
+                context = multiprocessing.get_context("fork")
+                self._claims = context.Array("b", SLOTS)
+                self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_drawing_process,
+                                                 initargs=(os.getpid(), self._claims))
                 self._pool.submit(int)  # forks the processes now
             except OSError as exc:
                 log.info("figures: drawn in this process (%s: %s)", type(exc).__name__, exc)
@@ -204,8 +225,10 @@ class FigureDrawing:
         self._figures[name] = fig
         if self._pool is not None:
             for fmt in FORMATS:
+                slot = len(self._slots) if len(self._slots) < SLOTS else None
+                self._slots[(name, fmt)] = slot
                 try:
-                    self._futures[(name, fmt)] = self._pool.submit(_drawn, fig, fmt)
+                    self._futures[(name, fmt)] = self._pool.submit(_drawn, fig, fmt, slot)
                 except Exception as exc:  # noqa: BLE001 - a broken pool: drawn here by write()
                     log.info("figures: %s drawn in this process (%s)", name, type(exc).__name__)
 
@@ -213,16 +236,32 @@ class FigureDrawing:
         future = self._futures.get((name, fmt))
         if future is not None:
             try:
-                return future.result()
+                drawn = future.result()
+                if drawn is not None:
+                    return drawn
             except Exception as exc:  # noqa: BLE001 - the process died or the figure would not pickle: drawn
                 # here, where a fault of the drawing itself is raised as it would be without the processes
                 log.info("figures: %s.%s drawn in this process (%s: %s)", name, fmt, type(exc).__name__, exc)
         return _figure_bytes(self._figures[name], fmt)
 
+    def _take_back(self) -> dict[tuple[str, str], bytes]:
+        """Draw here the jobs no process has begun, the last first, while the processes draw the
+        first: the caller, waiting, has a core to spare. Each job is claimed before it is drawn, by
+        a process or here (``_claim``), so none is drawn twice; the processes take jobs in order, so
+        those left form the end of the queue."""
+        here = {}
+        for key in reversed(list(self._futures)):
+            slot = self._slots[key]
+            if slot is None or not _claim(self._claims, slot):
+                break
+            here[key] = _figure_bytes(self._figures[key[0]], key[1])
+        return here
+
     def write(self, folder: Path) -> dict[str, bytes]:
         """``<folder>/<name>.png`` and ``.svg`` of every figure started, in the order started; returns
         each PNG's bytes (also embedded in the HTML)."""
-        drawn = {name: [self._bytes(name, fmt) for fmt in FORMATS]
+        here = self._take_back()
+        drawn = {name: [here[(name, fmt)] if (name, fmt) in here else self._bytes(name, fmt) for fmt in FORMATS]
                  for name in progress(list(self._figures), desc="figures", unit="figure")}
         folder.mkdir(parents=True, exist_ok=True)
         for name, formats in drawn.items():
