@@ -67,7 +67,8 @@ def run_child(code: str, *args: str) -> tuple[float, float, dict]:
     return wall, usage.ru_maxrss / 1024, json.loads(last[-1]) if last else {}
 
 
-CLI = "import sys; from pipeline.cli import cli; cli(sys.argv[1:], standalone_mode=False); print('{}')"
+# the command as a user runs it (``paper-trends``: ``pipeline.cli.main``, exit included); arguments after the code
+CLI = "import sys; from pipeline.cli import main; sys.argv[0] = 'paper-trends'; main()"
 
 BASELINE = r"""
 import json, os, sys
