@@ -600,3 +600,19 @@ def test_the_opening_leads_with_what_started_names_at_most_six_and_says_the_rest
     still = next(s for s in sentences if s.startswith("Still rising"))
     assert f"(since {data.week_label(earlier)})" in still and "2 more" in still  # one named, the rest counted
     assert not any(built.labels[t] in " ".join(sentences) for t in topics[6:])
+
+
+def test_a_category_gone_quiet_says_its_horizon_once(themed):
+    """"cs.NE: no paper over the quarter (23.4 expected)", not "… over the quarter" twice."""
+    from types import SimpleNamespace
+
+    from pipeline.report.week.weekly import PHRASES, build_week
+
+    built = build_week(report.load_corpus(themed), data.monday_of("2026-W24"))
+    horizon = next(iter(PHRASES))
+    quiet = SimpleNamespace(unit="cs.NE", level="category", k=0, direction="down", expected=23.4, horizon=horizon,
+                            estimate=0.0, low=0.0, high=0.5)
+    rising = SimpleNamespace(unit="cs.LG", level="category", k=40, direction="up", expected=20.0, horizon=horizon,
+                             estimate=1.6, low=1.3, high=2.0)
+    assert built.mix_text(quiet) == f"cs.NE: no paper {PHRASES[horizon]} (23.4 expected)"
+    assert built.mix_text(rising) == f"cs.LG 1.6× (1.3–2.0) its usual share {PHRASES[horizon]}"

@@ -52,9 +52,8 @@ def opening(r: WeeklyReport, budget: Budget | None = None) -> list[str]:
     volume = (f"{papers}, {n / usual:.1f} × the usual week (the weekly mean of {r.trailing_text})"
               if usual else f"{papers}; no earlier week holds papers to compare with")
     if len(r.mix_started):
-        volume += "; the mix of categories moved: " + names(
-            [r.move_text(row) + ("" if row.k == 0 else f" its usual share {PHRASES[row.horizon]}")
-             for row in r.mix_started.itertuples()], 3)
+        volume += "; the mix of primary categories moved: " + names(
+            [r.mix_text(row) for row in r.mix_started.itertuples()], 3)
     out = [volume + "."]
     started, continuing = r.started, r.continuing
     if len(started):

@@ -160,6 +160,11 @@ class WeeklyReport:
             return f"{name}: no paper {PHRASES[row.horizon]} ({row.expected:.1f} expected)"
         return f"{name} {row.estimate:.1f}× ({row.low:.1f}–{row.high:.1f})"
 
+    def mix_text(self, row) -> str:  # noqa: ANN001 - a row of the categories' mix
+        """``cs.LG 1.6× (1.3–2.0) its usual share this week``, or ``cs.NE: no paper over the quarter
+        (23.4 expected)`` (a silence says its horizon once)."""
+        return self.move_text(row) + ("" if row.k == 0 else f" its usual share {PHRASES[row.horizon]}")
+
     @property
     def empty(self) -> bool:
         return self.papers.empty
