@@ -46,9 +46,10 @@ sys.path.insert(0, str(REPO))
 
 
 def run_child(code: str, *args: str) -> tuple[float, float, dict]:
-    """Run ``code`` (a Python snippet printing one JSON line last) in a fresh process.
+    """Run ``code`` (a Python snippet, which may print one JSON line last) in a fresh process.
 
-    Returns wall seconds, the child's peak RSS in MiB, and the JSON it printed."""
+    Returns wall seconds (until the process has exited), the child's peak RSS in MiB, and the JSON it
+    printed ({} when none)."""
     out = Path(tempfile.mkstemp(suffix=".log")[1])
     start = time.perf_counter()
     pid = os.fork()
@@ -64,7 +65,11 @@ def run_child(code: str, *args: str) -> tuple[float, float, dict]:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"child failed:\n{text[-3000:]}")
     last = [line for line in text.splitlines() if line.startswith("{")]
-    return wall, usage.ru_maxrss / 1024, json.loads(last[-1]) if last else {}
+    try:
+        printed = json.loads(last[-1]) if last else {}
+    except json.JSONDecodeError:  # a command's own output, not a snippet's result
+        printed = {}
+    return wall, usage.ru_maxrss / 1024, printed
 
 
 # the command as a user runs it (``paper-trends``: ``pipeline.cli.main``, exit included); arguments after the code

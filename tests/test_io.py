@@ -208,6 +208,7 @@ def test_figures_are_drawn_by_processes_forked_before_they_were_handed_over(tmp_
         deadline = time.monotonic() + 30
         while not begun.exists() and time.monotonic() < deadline:  # a process has begun the first job
             time.sleep(0.05)
+        assert begun.exists(), "no drawing process began the first job"
         pngs = drawing.write(tmp_path / "out")
     tmp_path = tmp_path / "out"
     assert list(pngs) == ["f0", "f1", "f2"]

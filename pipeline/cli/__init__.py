@@ -314,14 +314,14 @@ def run(obj: Obj, paths, fmt, columns, category, since, until, strict, fetch_cat
 
 
 def main() -> None:
+    import atexit
     import gc
 
-    try:
-        cli(prog_name="paper-trends")
-    finally:
-        # the interpreter's last collection would walk every object the command made (a 40k store's
-        # tables: 0.3 s, measured); they go with the process, so that collection is left out
-        gc.freeze()
+    # the interpreter's last collection would walk every object the command made (a 40k store's
+    # tables: 0.3 s, measured); they go with the process, so at exit they are frozen first (at exit
+    # only: a notebook or script that calls main() and goes on is not frozen)
+    atexit.register(gc.freeze)
+    cli(prog_name="paper-trends")
 
 
 cli.add_command(reports.evaluate)

@@ -82,7 +82,7 @@ def report_weekly(obj: Obj, week: str | None, primary_only: bool, level: str, fo
     Writes reports/weekly/<YYYY-Www>/index.html (self-contained), report.md and figures/, and
     refreshes reports/weekly/feed.xml (Atom, one entry per weekly report) and the archive page
     reports/weekly/index.html. Each theme, area and watched theme ([report.watch] in the config) is
-    tested at every horizon of the report against what the mix of arXiv categories predicts, one
+    tested at every horizon of the report against what the mix of primary arXiv categories predicts, one
     author's papers of a week counted once; a mover must change by [report] min_change or more, with
     the false discovery rate held at [report] alpha within each family. One author's series is said
     apart, never as a mover (docs/design/weekly-report.md).

@@ -135,13 +135,19 @@ SLOTS = 64  # jobs of one drawing that the caller can take back (``FigureDrawing
 _CLAIMS = None  # in a drawing process: which jobs someone has begun, shared with the caller
 
 
-def _claim(claims, slot: int) -> bool:  # noqa: ANN001 - a multiprocessing Array
-    """Claim job ``slot`` for this process; False when another process has it."""
-    with claims.get_lock():
+def _claim(claims, slot: int, wait: float | None = None) -> bool:  # noqa: ANN001 - a multiprocessing Array
+    """Claim job ``slot`` for this process; False when another process has it, or (``wait``: the
+    most seconds to wait for the lock) when the lock is held that long, by a process killed holding it."""
+    lock = claims.get_lock()
+    if not lock.acquire(timeout=wait if wait is not None else -1):
+        return False
+    try:
         if claims[slot]:
             return False
         claims[slot] = 1
         return True
+    finally:
+        lock.release()
 
 
 def _drawn(fig: object, fmt: str, slot: int | None) -> bytes | None:  # what a drawing process runs, sent by name
@@ -206,6 +212,8 @@ class FigureDrawing:
         self._figures: dict[str, object] = {}
         self._futures: dict[tuple[str, str], object] = {}
         self._slots: dict[tuple[str, str], int | None] = {}
+        self._next_slot = 0
+        self._claims = None
         self._pool = None
         if workers and "fork" in multiprocessing.get_all_start_methods():
             try:
@@ -214,7 +222,7 @@ class FigureDrawing:
                 self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_drawing_process,
                                                  initargs=(os.getpid(), self._claims))
                 self._pool.submit(int)  # forks the processes now
-            except OSError as exc:
+            except (OSError, ImportError, NotImplementedError) as exc:  # no fork, or no shared semaphores
                 log.info("figures: drawn in this process (%s: %s)", type(exc).__name__, exc)
                 if self._pool is not None:
                     self._pool.shutdown(wait=False, cancel_futures=True)
@@ -225,7 +233,8 @@ class FigureDrawing:
         self._figures[name] = fig
         if self._pool is not None:
             for fmt in FORMATS:
-                slot = len(self._slots) if len(self._slots) < SLOTS else None
+                slot = self._next_slot if self._next_slot < SLOTS else None  # each job its own slot
+                self._next_slot += 1
                 self._slots[(name, fmt)] = slot
                 try:
                     self._futures[(name, fmt)] = self._pool.submit(_drawn, fig, fmt, slot)
@@ -250,9 +259,8 @@ class FigureDrawing:
         a process or here (``_claim``), so none is drawn twice; the processes take jobs in order, so
         those left form the end of the queue."""
         here = {}
-        for key in reversed(list(self._futures)):
-            slot = self._slots[key]
-            if slot is None or not _claim(self._claims, slot):
+        for key in reversed([k for k in self._futures if self._slots.get(k) is not None]):
+            if not _claim(self._claims, self._slots[key], wait=1.0):
                 break
             here[key] = _figure_bytes(self._figures[key[0]], key[1])
         return here

@@ -338,7 +338,7 @@ def build_survey(corpus: Corpus, embeddings: np.ndarray, centroids: dict[int, np
     survey.growth = growth
     survey.figures["growth"] = (plots.growth(fastest(growth), labels, title=f"Fastest-growing and shrinking {noun}"),
                                 f"Change of each {level}'s share from the first third of the period's weeks to the last "
-                                "third, against what the mix of arXiv categories predicts, counting one author's papers "
+                                "third, against what the mix of primary arXiv categories predicts, counting one author's papers "
                                 "of a week once, shrunk towards 1 (90 % interval); solid: beyond the weekly report's "
                                 f"test. Left out: {level}s too young to compare, moves one author carries, and rises "
                                 "with no paper in the last 4 weeks.")

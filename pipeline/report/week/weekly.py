@@ -135,7 +135,7 @@ class WeeklyReport:
         spans = [f"{h.phrase} ({h.recent} week{'s' if h.recent != 1 else ''} against the {h.before} before)"
                  for h in horizons(self.cfg)]
         return (f"Each {self.tested_text} is tested at {len(spans)} horizons, {', '.join(spans)}: an exact conditional "
-                "binomial test of its share against what the week's mix of arXiv categories predicts for it, so a busy "
+                "binomial test of its share against what the week's mix of primary arXiv categories predicts for it, so a busy "
                 "week or one category's deadline wave lifts nothing by itself. One author's papers of a week count "
                 f"once, and a move that one author carries is never named. A move must exceed {self.cfg.min_change:g}× "
                 f"(a fall, 1/{self.cfg.min_change:g}) beyond doubt, with the false discovery rate held at "
@@ -163,7 +163,8 @@ class WeeklyReport:
     def mix_text(self, row) -> str:  # noqa: ANN001 - a row of the categories' mix
         """``cs.LG 1.6× (1.3–2.0) its usual share this week``, or ``cs.NE: no paper over the quarter
         (23.4 expected)`` (a silence says its horizon once)."""
-        return self.move_text(row) + ("" if row.k == 0 else f" its usual share {PHRASES[row.horizon]}")
+        quiet = row.k == 0 and row.direction == "down"  # as move_text tells a silence
+        return self.move_text(row) + ("" if quiet else f" its usual share {PHRASES[row.horizon]}")
 
     @property
     def empty(self) -> bool:
