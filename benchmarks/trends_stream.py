@@ -51,6 +51,10 @@ def main() -> None:
     from pipeline.schemas import Papers
 
     corpus = corpus_papers(args.corpus, args.work)
+    if Papers.text_hash not in corpus:  # a corpus cleaned before the clean stage kept the text's hash
+        from pipeline.schemas import paper_text, text_hash
+
+        corpus[Papers.text_hash] = text_hash(map(paper_text, corpus[Papers.title], corpus[Papers.abstract]))
     weeks = sorted(corpus[Papers.week].dropna().unique().tolist())
     root = args.work / f"stream-{args.corpus}"
     for stale in (root / "data" / "processed", root / "data" / "models", root / "weeks"):

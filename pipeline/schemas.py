@@ -6,6 +6,11 @@ Code names columns through these models (``Papers.paper_id`` is the string ``"pa
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
+from typing import Optional
+
+import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 import pyarrow
@@ -70,10 +75,25 @@ class Papers(pa.DataFrameModel):
     headline: Series[str] = pa.Field(nullable=True, description="listing-page headline, if any")
     tldr: Series[str] = pa.Field(nullable=True, description="listing-page one-line summary, if any")
     sources: Series[StrList] = pa.Field(description="every record merged here, as file#position")
+    # optional: tables cleaned before it existed lack it, and readers then hash the text themselves
+    text_hash: Optional[Series[np.uint64]] = pa.Field(description="text_hash of title and abstract: changes with the text")
 
     class Config:
         strict = True
         coerce = True
+
+
+def paper_text(title: str, abstract: str) -> str:
+    """A paper's text as read for its words (watched themes): its title, a newline, its abstract."""
+    return f"{title}\n{abstract}"
+
+
+def text_hash(texts: Iterable[str]) -> np.ndarray:
+    """A 64-bit hash of each text (``paper_text``): the clean stage stores it per paper
+    (``Papers.text_hash``), so that a reader can tell a paper's text it has seen before, or a
+    changed one, without reading the abstracts."""
+    return np.array([int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little") for t in texts],
+                    dtype=np.uint64)
 
 
 class Duplicates(pa.DataFrameModel):

@@ -42,7 +42,7 @@ IO_ALLOWED = {
     "pipeline/config.py": "reads the configuration's TOML (io/ imports config)",
     "pipeline/stage.py": "the stage skeleton: the root's lock file, and the package sources code_version hashes",
     "pipeline/topics/embedding/bert.py": "reads the embedding model's own folder (config.json, weights)",
-    "pipeline/topics/embedding/embed.py": "hashes the embedding model's weights file to name its identity",
+    "pipeline/topics/embedding/weights.py": "hashes the embedding model's weights file to name its identity (or reads pip's RECORD of it)",
     "pipeline/topics/embedding/hardware.py": "reads /proc/cpuinfo and the device tree for the machine's name",
 }
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from pipeline import dates
 from pipeline.clean import ids
-from pipeline.schemas import Duplicates, Papers
+from pipeline.schemas import Duplicates, Papers, paper_text, text_hash
 from pipeline.schemas import Listings as L
 from pipeline.schemas import Papers as P
 
@@ -116,6 +116,7 @@ def merge_papers(good: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         P.tldr: fallback(L.tldr).to_numpy(),
         P.sources: sources.reindex(index).to_numpy(),
     })
+    papers[P.text_hash] = text_hash(map(paper_text, papers[P.title].tolist(), papers[P.abstract].tolist()))
     published_utc = pd.to_datetime(papers[P.published], utc=True)
     week, week_start = dates.iso_week(published_utc)
     papers = papers.assign(**{P.published: published_utc, P.week: week.to_numpy(), P.week_start: week_start})

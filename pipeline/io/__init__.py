@@ -31,6 +31,7 @@ from pipeline.io.tables import (
     read_fingerprint,
     read_frame,
     read_table,
+    table_columns,
     write_batches,
     write_frame,
     write_table,
@@ -38,6 +39,6 @@ from pipeline.io.tables import (
 
 __all__ = ["FINGERPRINT_KEY", "FigureDrawing", "TableError", "atomic_folder", "atomic_path", "link_tree", "list_files", "read_array",
            "remove_files", "remove_tree", "read_arrays", "read_bytes", "read_fingerprint", "read_frame", "read_json",
-           "read_shard", "read_table", "read_text",
+           "read_shard", "read_table", "read_text", "table_columns",
            "restore_folder", "write_array", "write_arrays", "write_batches", "write_figures", "write_frame",
            "write_json", "write_new_file", "write_table", "write_text"]

@@ -107,6 +107,14 @@ def read_table(path: Path, model: type[pa.DataFrameModel], columns: list[str] | 
     return _validate(df, model, path)
 
 
+def table_columns(path: Path) -> list[str]:
+    """The columns a table holds (read from its footer alone); none for a missing or unreadable file."""
+    try:
+        return list(pq.read_schema(path).names)
+    except (OSError, pyarrow_.ArrowInvalid):
+        return []
+
+
 def read_fingerprint(path: Path) -> str | None:
     """The fingerprint stored in a table's metadata, or None (missing file, foreign file)."""
     try:

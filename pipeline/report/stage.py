@@ -9,10 +9,11 @@ import logging
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pipeline.config import Config, as_dict
-from pipeline.io import FigureDrawing, TableError, atomic_folder, read_table, write_text
+from pipeline.io import FigureDrawing, TableError, atomic_folder, read_table, table_columns, write_text
 from pipeline.report import data, plots
 from pipeline.report.week import feed
 from pipeline.report.load import load_corpus, load_embeddings, require_tables
@@ -94,7 +95,7 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     # figures are drawn beside the rest of the work (by processes forked before the tables are read);
     # a failure leaves the previous report, never half of one
     with FigureDrawing() as drawing, atomic_folder(final) as folder:
-        corpus = load_corpus(cfg, COLUMNS + ([Papers.abstract] if watch else []))
+        corpus = load_corpus(cfg, COLUMNS + (_watched_columns(cfg) if watch else []))
         report = build_week(corpus, monday, cfg.report, primary_only=primary_only, level=level,
                             watched=watched_matches(cfg, corpus) if watch else None, start_drawing=drawing.start)
         figures = save_figures(report.figures, folder / "figures", drawing)
@@ -132,23 +133,51 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
     return step.done(counts, time.perf_counter() - start)
 
 
+def _watched_columns(cfg: Config) -> list[str]:
+    """The paper columns watched themes need: the text's hash (abstracts then read only for the
+    papers not kept), or the abstracts where the papers table predates the hash."""
+    return [Papers.text_hash] if Papers.text_hash in table_columns(cfg.paths.papers) else [Papers.abstract]
+
+
 def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa: ANN001, ANN201 - watched.Matches
     """``watched.match`` of every paper of ``corpus`` against the configured watched themes
     (``embeddings``: the papers' vectors, when already loaded); each paper's text is read and its
-    cosines computed once and kept in ``data/interim/watched/``, so a week's report reads, and loads
-    the vectors of, only its new papers."""
-    from pipeline.report.watched import TextCache, Thresholds, match
+    cosines computed once and kept in ``data/interim/watched/``, known by its ``text_hash``, so a
+    week's report reads the abstracts, and loads the vectors, of its new papers only (none when
+    every paper is kept; a papers table cleaned before ``text_hash`` existed is hashed here)."""
+    from pipeline.report.watched import PaperTexts, TextCache, Thresholds, match
+    from pipeline.schemas import paper_text, text_hash
     from pipeline.topics import fitted
 
     watch = dict(cfg.report.watch)
     papers = corpus.papers
-    texts = pd.Series([f"{t}\n{a}" for t, a in zip(papers[Papers.title].fillna("").tolist(),
-                                                    papers[Papers.abstract].fillna("").tolist())], index=papers.index, dtype=object)
+    read: list[pd.Series] = []  # the abstracts, in the rows of papers: read when first asked for
+
+    def abstracts() -> pd.Series:
+        if Papers.abstract in papers:
+            return papers[Papers.abstract]
+        if not read:
+            table = read_table(cfg.paths.papers, Papers, columns=[Papers.paper_id, Papers.abstract])
+            read.append(table.set_index(Papers.paper_id)[Papers.abstract].reindex(papers[Papers.paper_id]))
+        return read[0]
+
+    def with_text(rows: np.ndarray) -> pd.DataFrame:
+        return papers.iloc[rows].assign(**{Papers.abstract: abstracts().iloc[rows].fillna("").to_numpy()})
+
+    def texts_of(rows: np.ndarray) -> pd.Series:
+        some = with_text(rows)
+        return pd.Series(list(map(paper_text, some[Papers.title].fillna("").tolist(), some[Papers.abstract].tolist())),
+                         index=some.index, dtype=object)
+
+    if Papers.text_hash in papers:
+        keys = papers[Papers.text_hash].to_numpy(dtype=np.uint64)
+    else:
+        keys = text_hash(texts_of(np.arange(len(papers))).tolist())
     # vectors only for the papers the cache has not compared yet (a week's new papers)
-    vectors = embeddings if embeddings is not None else (lambda rows: fitted.load(cfg, papers.iloc[rows]).embeddings)
-    return match(texts, vectors, watch, lambda: fitted.embed_texts(cfg, list(watch.values())),
-                 limits=Thresholds.of(cfg.report), cache=TextCache(cfg.paths.watched, fitted.identity(cfg)),
-                 ids=papers[Papers.paper_id], also=cfg.report.also())
+    vectors = embeddings if embeddings is not None else (lambda rows: fitted.load(cfg, with_text(rows)).embeddings)
+    return match(PaperTexts(papers.index, keys, texts_of), vectors, watch,
+                 lambda: fitted.embed_texts(cfg, list(watch.values())), limits=Thresholds.of(cfg.report),
+                 cache=TextCache(cfg.paths.watched, fitted.identity(cfg)), also=cfg.report.also())
 
 
 def write_survey(cfg: Config, since: str | None = None, until: str | None = None, *, primary_only: bool = False,
@@ -156,8 +185,6 @@ def write_survey(cfg: Config, since: str | None = None, until: str | None = None
     """Write the landscape survey over [since, until] (default: every paper), by theme (grouped under
     areas) or, with ``level="area"``, by area into ``<since>_<until>-areas/``; skipped when the same
     survey of the same tables is already written, unless ``force``."""
-    import numpy as np
-
     from pipeline.report.landscape.explore import map_html
     from pipeline.report.statistics.movement import phrases, spans_text
     from pipeline.report.landscape.survey import build_survey, map_page, to_markdown

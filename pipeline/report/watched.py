@@ -41,6 +41,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline.schemas import text_hash
+
 STOP = frozenset("a an and as among across at by during for from in into of on or such that the their them "
                  "to up let lets using via with without which while many model models".split())  # words a sentence says about any subject
 PREPOSITIONS = ("of", "for", "in", "on")  # "cache *of* large language models": a qualifier follows
@@ -52,7 +54,7 @@ _WORD = re.compile(r"\w+|[.;:!?()\[\]]")  # words in any script, and the marks t
 _MARK = "|"  # a clause's end, as the token stream writes it
 _MARKS = frozenset(".;:!?()[]")  # what ends a clause in the text
 log = logging.getLogger("pipeline.report")
-VERSION = 4  # of the text rules: cached text matches of another version are read again
+VERSION = 5  # of the text rules and keys: cached text matches of another version are read again
 
 
 def norm(word: str) -> str:
@@ -312,10 +314,24 @@ class Readings:
     embedded: int  # papers whose cosines were computed now
 
 
-def _keys(ids: pd.Series, texts: pd.Series) -> np.ndarray:
-    """One 64-bit hash per paper of its id and text: a paper whose text changed is another row."""
-    return np.array([int.from_bytes(hashlib.blake2b(f"{i}\0{t}".encode(), digest_size=8).digest(), "little")
-                     for i, t in zip(ids.astype(str).tolist(), texts.tolist())], dtype=np.uint64)
+@dataclass(frozen=True)
+class PaperTexts:
+    """The papers to match, in rows: each one's ``text_hash`` (``Papers.text_hash``), and ``of``,
+    which gives the texts (title, newline, abstract) of the rows asked for; a ``TextCache`` asks only
+    for the papers it has not kept, so a report of a store whose papers are all kept reads no abstract."""
+
+    index: pd.Index
+    keys: np.ndarray  # uint64, one per row
+    of: Callable[[np.ndarray], pd.Series]  # rows -> their texts
+
+    @classmethod
+    def known(cls, texts: pd.Series) -> PaperTexts:
+        """Papers whose texts are at hand (hashed here)."""
+        texts = texts.fillna("")
+        return cls(texts.index, text_hash(texts.tolist()), lambda rows: texts.iloc[rows])
+
+    def __len__(self) -> int:
+        return len(self.keys)
 
 
 class TextCache:
@@ -335,25 +351,26 @@ class TextCache:
         model = f"-{hashlib.sha1(self.identity.encode()).hexdigest()[:8]}" if self.identity else ""
         return self.folder / f"{t.key}{model}.parquet"
 
-    def read(self, ids: pd.Series, texts: pd.Series, themes: list[Theme]) -> tuple[TextMatches, int]:
-        """The text matches of the papers (``ids``/``texts``, same index) on ``themes``, and how many
+    def read(self, papers: PaperTexts | pd.Series, themes: list[Theme]) -> tuple[TextMatches, int]:
+        """The text matches of ``papers`` (or of the texts of a Series) on ``themes``, and how many
         papers had to be read (not in the cache for some theme)."""
-        found = self.readings(ids, texts, themes)
+        found = self.readings(papers, themes)
         return found.text, found.read
 
-    def readings(self, ids: pd.Series, texts: pd.Series, themes: list[Theme],
+    def readings(self, papers: PaperTexts | pd.Series, themes: list[Theme],
                  cosine_of: Callable[[np.ndarray], np.ndarray] | None = None) -> Readings:
         """``read``, and with ``cosine_of`` (rows of the papers -> their cosines to every theme's
-        sentence, rows x themes) each paper's cosines, computed only for the papers not kept."""
-        texts = texts.fillna("")
-        keys = _keys(ids, texts)
-        n = len(texts)
+        sentence, rows x themes) each paper's cosines, computed only for the papers not kept. A
+        paper is known by its text's hash: the same text is read once, a changed one again."""
+        papers = papers if isinstance(papers, PaperTexts) else PaperTexts.known(papers)
+        keys = papers.keys
+        n = len(papers)
         kept = [self._kept(self.path(t)) for t in themes]
         at = [pd.Index(old["key"].to_numpy()).get_indexer(keys) if len(old) else np.full(n, -1) for old in kept]
         missing = np.zeros(n, dtype=bool)
         for where in at:
             missing |= where < 0
-        fresh = read_texts(texts[missing], themes) if missing.any() else None
+        fresh = read_texts(papers.of(np.flatnonzero(missing)).fillna(""), themes) if missing.any() else None
         cosine = np.full((n, len(themes)), np.nan)
         columns: dict[str, dict[str, np.ndarray]] = {f: {} for f in FIELDS}
         for j, (t, old, where) in enumerate(zip(themes, kept, at)):
@@ -374,7 +391,7 @@ class TextCache:
                 self._store(t, old, keys, missing, need, {f: columns[f][t.name] for f in FIELDS}, cosine[:, j])
         self._prune([self.path(t) for t in themes])
         names = [t.name for t in themes]
-        frames = [pd.DataFrame(columns[f], index=texts.index, columns=names) for f in FIELDS]
+        frames = [pd.DataFrame(columns[f], index=papers.index, columns=names) for f in FIELDS]
         return Readings(TextMatches(*frames), cosine if cosine_of is not None else None, int(missing.sum()), len(need))
 
     def _store(self, t: Theme, old: pd.DataFrame, keys: np.ndarray, missing: np.ndarray, need: np.ndarray,
@@ -493,30 +510,31 @@ def decide(text: TextMatches, cosine: np.ndarray, limits: Thresholds = Threshold
 Vectors = np.ndarray | Callable[[np.ndarray], np.ndarray]
 
 
-def match(texts: pd.Series, vectors: Vectors, watch: dict[str, str],
+def match(texts: pd.Series | PaperTexts, vectors: Vectors, watch: dict[str, str],
           sentence_vectors: np.ndarray | Callable[[], np.ndarray], *, limits: Thresholds = Thresholds(),
-          cache: TextCache | None = None, ids: pd.Series | None = None,
-          also: dict[str, tuple[str, ...]] | None = None) -> Matches:
+          cache: TextCache | None = None, also: dict[str, tuple[str, ...]] | None = None) -> Matches:
     """For each paper (rows of ``texts``, each its title, a newline and its abstract, and of
     ``vectors``) and watched theme (by name): whether it is on the theme, by its name or by
-    closeness, and its calibrated cosine ``z`` to the theme's sentence. With a ``cache`` (and the
-    papers' ``ids``) a paper seen before is neither read nor compared again: ``vectors`` may be a
-    function giving the vectors of the rows asked for, and ``sentence_vectors`` one giving the
-    sentences' (with a cache, called only when some paper has no kept cosine). ``also``: other names of a theme (by its name),
-    read as the name is."""
+    closeness, and its calibrated cosine ``z`` to the theme's sentence. With a ``cache`` a paper seen
+    before is neither read nor compared again: ``texts`` may then be ``PaperTexts`` (the texts read
+    only for the papers not kept), ``vectors`` a function giving the vectors of the rows asked for,
+    and ``sentence_vectors`` one giving the sentences' (with a cache, called only when some paper has
+    no kept cosine). ``also``: other names of a theme (by its name), read as the name is."""
     themes = [theme(n, s, (also or {}).get(n, ())) for n, s in watch.items()]
     sentences = sentence_vectors if callable(sentence_vectors) else (lambda: sentence_vectors)
+    n = len(texts)
 
     def cosine_of(rows: np.ndarray) -> np.ndarray:
         return (vectors(rows) if callable(vectors) else vectors[rows]) @ np.asarray(sentences()).T
 
-    if cache is not None and ids is not None:
-        found = cache.readings(ids, texts, themes, cosine_of)
+    if cache is not None:
+        found = cache.readings(texts, themes, cosine_of)
         text, cosine = found.text, found.cosine
     else:
-        text = read_texts(texts, themes)
-        cosine = cosine_of(np.arange(len(texts))) if len(texts) else np.zeros((0, len(themes)))
-    return decide(text, cosine.reshape(len(texts), len(themes)), limits)
+        papers = texts if isinstance(texts, pd.Series) else texts.of(np.arange(n))
+        text = read_texts(papers, themes)
+        cosine = cosine_of(np.arange(n)) if n else np.zeros((0, len(themes)))
+    return decide(text, cosine.reshape(n, len(themes)), limits)
 
 
 def weekly_counts(on: pd.DataFrame, weeks: pd.Series, names: list[str], mondays: list) -> pd.DataFrame:  # noqa: ANN001

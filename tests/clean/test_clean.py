@@ -140,6 +140,18 @@ def test_same_id_two_files_different_versions():
     ]
 
 
+def test_each_paper_keeps_the_hash_of_the_text_it_keeps():
+    from pipeline.schemas import paper_text, text_hash
+
+    old = dict(arxiv_id="2501.00001v1", title="A title", abstract="Old " + ABSTRACT, published="2025-01-02T10:00:00Z",
+               updated="2025-01-02T10:00:00Z", categories=["cs.DC"], primary_category="cs.DC", _file="a.xml", _format="atom")
+    first = by_id(clean_listings(listings(old), CFG)).loc["2501.00001"]
+    assert first["text_hash"] == text_hash([paper_text("A title", first["abstract"])])[0]
+    new = dict(old, arxiv_id="2501.00001v2", abstract="New " + ABSTRACT, updated="2025-02-01T00:00:00Z", _file="b.xml")
+    second = by_id(clean_listings(listings(old, new), CFG)).loc["2501.00001"]
+    assert second["abstract"].startswith("New ") and second["text_hash"] != first["text_hash"]  # the text changed
+
+
 def test_version_beats_file_order_and_earliest_date_wins():
     df = listings(
         dict(arxiv_id="2501.00001v2", title="v2", abstract=ABSTRACT, updated="2025-02-01", published="2025-01-05"),

@@ -145,20 +145,19 @@ def test_each_papers_text_is_read_once_and_again_only_when_it_changes(tmp_path, 
 
     themes = [theme(*KV), theme(*MEMORY)]
     cache = TextCache(tmp_path)
-    ids = pd.Series(["a", "b", "c"])
     texts = pd.Series(["\nKV cache of LLMs", "\nmemory for LLM agents", "\nnothing"])
-    first, read = cache.read(ids, texts, themes)
+    first, read = cache.read(texts, themes)
     assert read == 3 and first.count.to_numpy().tolist() == [[1, 0], [0, 1], [0, 0]]
     calls = []
     real = module.read_texts
     monkeypatch.setattr(module, "read_texts", lambda t, th: calls.append(list(t)) or real(t, th))
-    again, read = cache.read(ids, texts, themes)
+    again, read = cache.read(texts, themes)
     assert read == 0 and calls == [] and again.count.equals(first.count)
     more = pd.Series(["\nKV cache of LLMs", "\nmemory for LLM agents", "\nnow a KV cache of LLMs", "\nagent memory"])
-    _, read = cache.read(pd.Series(["a", "b", "c", "d"]), more, themes)
+    _, read = cache.read(more, themes)
     assert read == 2 and calls == [["\nnow a KV cache of LLMs", "\nagent memory"]]  # the changed one and the new one
     # another sentence is another theme: read afresh, the first kept
-    _, read = cache.read(ids, texts, [theme("KV cache", "the key-value cache of language models")])
+    _, read = cache.read(texts, [theme("KV cache", "the key-value cache of language models")])
     assert read == 3 and len(list(tmp_path.glob("*.parquet"))) == 3
 
 
@@ -170,14 +169,13 @@ def test_each_papers_cosines_are_computed_once_and_only_new_papers_vectors_are_a
         asked.append(rows.tolist())
         return np.tile(rows[:, None] / 10, (1, 2))
 
-    ids, texts = pd.Series(["a", "b", "c"]), pd.Series(["\nKV cache of LLMs", "\nmemory for LLM agents", "\nnothing"])
-    first = TextCache(tmp_path, "model-a").readings(ids, texts, themes, cosine_of)
+    texts = pd.Series(["\nKV cache of LLMs", "\nmemory for LLM agents", "\nnothing"])
+    first = TextCache(tmp_path, "model-a").readings(texts, themes, cosine_of)
     assert asked == [[0, 1, 2]] and first.cosine[:, 1].tolist() == [0.0, 0.1, 0.2] and first.embedded == 3
-    week = TextCache(tmp_path, "model-a").readings(pd.Series(["d", "a", "b", "c"]), pd.Series(["\nagent memory", *texts]),
-                                                   themes, cosine_of)
+    week = TextCache(tmp_path, "model-a").readings(pd.Series(["\nagent memory", *texts]), themes, cosine_of)
     assert asked[1:] == [[0]] and week.read == 1 and week.embedded == 1  # the new paper only
     assert week.cosine[1:, 0].tolist() == [0.0, 0.1, 0.2]  # the others' as kept
-    TextCache(tmp_path, "model-b").readings(ids, texts, themes, cosine_of)  # another model: compared afresh
+    TextCache(tmp_path, "model-b").readings(texts, themes, cosine_of)  # another model: compared afresh
     assert asked[2:] == [[0, 1, 2]]
 
 
@@ -189,17 +187,16 @@ def test_matching_from_a_partly_kept_cache_is_matching_afresh(tmp_path):
     vectors[:20] = unit(sentences[0] + 0.3 * unit(rng.standard_normal((20, dim))))
     texts = pd.Series([f"Cache paper {i}\nWe compress the KV cache of LLMs." if i % 3 == 0 else f"Paper {i}\nagent memory"
                        for i in range(n)], index=np.arange(n) * 7 + 5)  # not a 0..n range: rows, not labels
-    ids = pd.Series([f"p{i}" for i in range(n)], index=texts.index)
     watch = {"KV cache": KV[1], "Agent memory": MEMORY[1]}
     limits = Thresholds(floor=0.0)
     fresh = match(texts, vectors, watch, sentences, limits=limits)
     by_rows = lambda rows: vectors[rows]  # noqa: E731 - the stage's loader: the vectors of the rows asked for
-    cold = match(texts, by_rows, watch, lambda: sentences, limits=limits, cache=TextCache(tmp_path, "m"), ids=ids)
+    cold = match(texts, by_rows, watch, lambda: sentences, limits=limits, cache=TextCache(tmp_path, "m"))
     kept = np.flatnonzero(np.arange(n) % 2 == 0)[::-1]  # half the papers kept, in another order
     part = tmp_path / "part"
-    TextCache(part, "m").readings(ids.iloc[kept], texts.iloc[kept], [theme(*KV), theme(*MEMORY)],
+    TextCache(part, "m").readings(texts.iloc[kept], [theme(*KV), theme(*MEMORY)],
                                    lambda rows: vectors[kept[rows]] @ sentences.T)
-    warm = match(texts, by_rows, watch, lambda: sentences, limits=limits, cache=TextCache(part, "m"), ids=ids)
+    warm = match(texts, by_rows, watch, lambda: sentences, limits=limits, cache=TextCache(part, "m"))
     for got in (cold, warm):
         assert got.on.equals(fresh.on) and np.allclose(got.z.to_numpy(), fresh.z.to_numpy())
     assert fresh.on.to_numpy().any()
@@ -210,19 +207,19 @@ def test_kept_tables_no_report_has_read_for_a_month_are_removed(tmp_path):
     import time
 
     themes = [theme(*KV)]
-    ids, texts = pd.Series(["a"]), pd.Series(["\nKV cache of LLMs"])
+    texts = pd.Series(["\nKV cache of LLMs"])
     cache = TextCache(tmp_path, "m")
-    cache.read(ids, texts, themes)
+    cache.read(texts, themes)
     kept = cache.path(themes[0])
     gone = TextCache(tmp_path, "m").path(theme(*MEMORY))  # a theme watched once, then no more
-    TextCache(tmp_path, "m").read(ids, texts, [theme(*MEMORY)])
+    TextCache(tmp_path, "m").read(texts, [theme(*MEMORY)])
     month = time.time() - (TextCache.KEEP_DAYS + 1) * 86400
     for path in (kept, gone):
         os.utime(path, (month, month))
-    _, read = cache.read(ids, texts, themes)
+    _, read = cache.read(texts, themes)
     assert read == 0 and kept.exists() and not gone.exists()  # the table read now stays, the other goes
     # a table is marked each time it is read: a report of other themes leaves it alone
-    TextCache(tmp_path, "m").read(ids, texts, [theme(*MEMORY)])
+    TextCache(tmp_path, "m").read(texts, [theme(*MEMORY)])
     assert kept.exists()
 
 
@@ -271,6 +268,29 @@ def test_the_weekly_report_and_the_survey_have_a_watched_section(watched):
     report.write_survey(watched)
     survey = next(p for p in watched.paths.surveys.iterdir()) / "index.html"
     assert "<h2>Watched</h2>" in survey.read_text() and "Edge offloading" in survey.read_text()
+
+
+def test_a_report_reads_the_abstracts_only_while_some_paper_is_not_kept(watched, monkeypatch):
+    import dataclasses
+
+    from pipeline.report import stage
+    from pipeline.report.week.weekly import COLUMNS
+    from pipeline.schemas import Papers
+
+    corpus = report.load_corpus(watched, COLUMNS + [Papers.text_hash])  # as the weekly report reads it
+    assert Papers.abstract not in corpus.papers
+    asked = []
+    real = stage.read_table
+    monkeypatch.setattr(stage, "read_table", lambda path, model, columns=None: asked.append(columns) or real(path, model, columns))
+    first = stage.watched_matches(watched, corpus)
+    assert [c for c in asked if Papers.abstract in (c or [])]  # nothing kept yet: the abstracts read
+    asked.clear()
+    again = stage.watched_matches(watched, corpus)
+    assert asked == [] and again.on.equals(first.on) and np.allclose(again.z, first.z)  # every paper kept
+    # a papers table cleaned before the hash existed: hashed here from the texts, the same papers kept
+    older = dataclasses.replace(corpus, papers=corpus.papers.drop(columns=Papers.text_hash))
+    assert stage.watched_matches(watched, older).on.equals(first.on)
+    assert report.load_corpus(watched).papers[Papers.text_hash].notna().all()
 
 
 def test_watched_themes_refuse_a_model_other_than_the_themes_at_once(watched, hash_embedder, monkeypatch):
@@ -400,14 +420,15 @@ def test_a_horizon_added_in_the_one_place_is_said_in_the_report_and_the_survey(w
     assert "13 weeks against the 13 before, 26 weeks against the 26 before" in survey.read_text()
 
 
-def test_a_cache_file_of_other_columns_or_unreadable_is_read_afresh_and_duplicate_ids_are_read_once(tmp_path):
+def test_a_cache_file_of_other_columns_or_unreadable_is_read_afresh_and_one_text_is_kept_once(tmp_path):
     themes = [theme(*KV)]
     cache = TextCache(tmp_path)
     (tmp_path / f"{themes[0].key}.parquet").write_bytes(b"not a parquet file")
-    found, read = cache.read(pd.Series(["a", "a"]), pd.Series(["\nKV cache of LLMs", "\nnothing"]), themes)
-    assert read == 2 and found.count["KV cache"].tolist() == [1, 0]
-    _, read = cache.read(pd.Series(["a", "a"]), pd.Series(["\nKV cache of LLMs", "\nnothing"]), themes)
-    assert read == 0  # both versions of the paper kept, each under its text
+    texts = pd.Series(["\nKV cache of LLMs", "\nnothing", "\nKV cache of LLMs"])
+    found, read = cache.read(texts, themes)
+    assert read == 3 and found.count["KV cache"].tolist() == [1, 0, 1]
+    _, read = cache.read(texts, themes)
+    assert read == 0 and len(pd.read_parquet(cache.path(themes[0]))) == 2  # kept under its text, once
 
 
 def test_other_names_leave_the_names_qualifier_as_it_is():

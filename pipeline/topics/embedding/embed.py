@@ -17,7 +17,6 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -27,6 +26,7 @@ from pipeline.io import list_files, read_array, read_shard, remove_files, write_
 from pipeline.schemas import Papers
 from pipeline import progress
 from pipeline.topics.embedding import hardware
+from pipeline.topics.embedding.weights import file_hash
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,15 +43,6 @@ class Embedder(Protocol):
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
-
-
-@cache
-def _file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()[:12]
 
 
 def minilm_path() -> Path:
@@ -92,7 +83,7 @@ class TransformerEmbedder:
     @property
     def identity(self) -> str:
         weights = self.model_path / "model.safetensors"
-        digest = _file_hash(weights) if weights.exists() else "unknown"
+        digest = file_hash(weights) if weights.exists() else "unknown"
         return f"{self.name}-{digest}-max{self.max_tokens}" + ("-bf16" if self.precision == "bfloat16" else "")
 
     def __getstate__(self) -> dict:
