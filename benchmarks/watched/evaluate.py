@@ -65,8 +65,7 @@ def load(corpus: str, work: Path) -> dict:
     vectors, _ = cache.embed(paper_texts(papers), embedder)
     sentences, _ = cache.embed(list(watch.values()), embedder)
     themes = [theme(n, s, also.get(n, ())) for n, s in watch.items()]
-    text, _ = TextCache(work / f"watched-text-{corpus}").read(papers["paper_id"], papers["title"] + "\n" + papers["abstract"],
-                                                            themes)
+    text, _ = TextCache(work / f"watched-text-{corpus}").read(papers["title"] + "\n" + papers["abstract"], themes)
     labels = pd.DataFrame([json.loads(line) for line in (HERE / f"labels_{corpus}.jsonl").read_text().splitlines()])
     at = papers.reset_index().set_index("paper_id").loc[labels["id"]]
     # every paper's verdict on each theme where a reader gave one (the pool, or matched.py's), else -1
