@@ -76,7 +76,8 @@ class Papers(pa.DataFrameModel):
     tldr: Series[str] = pa.Field(nullable=True, description="listing-page one-line summary, if any")
     sources: Series[StrList] = pa.Field(description="every record merged here, as file#position")
     # optional: tables cleaned before it existed lack it, and readers then hash the text themselves
-    text_hash: Optional[Series[np.uint64]] = pa.Field(description="text_hash of title and abstract: changes with the text")
+    text_hash: Optional[Series[np.uint64]] = pa.Field(
+        description="text_hash of title and abstract, written by the clean stage only: changes with the text")
 
     class Config:
         strict = True
@@ -84,7 +85,8 @@ class Papers(pa.DataFrameModel):
 
 
 def paper_text(title: str, abstract: str) -> str:
-    """A paper's text as read for its words (watched themes): its title, a newline, its abstract."""
+    """A paper's text as read for its words (watched themes): its title, a newline, its abstract
+    (the clean stage leaves no newline in a title, so the text tells its title and abstract apart)."""
     return f"{title}\n{abstract}"
 
 

@@ -134,17 +134,18 @@ def write_weekly(cfg: Config, week: str | None = None, *, primary_only: bool = F
 
 
 def _watched_columns(cfg: Config) -> list[str]:
-    """The paper columns watched themes need: the text's hash (abstracts then read only for the
-    papers not kept), or the abstracts where the papers table predates the hash."""
+    """The paper columns watched themes need: the text's hash (the abstracts then read only when
+    some paper is not kept), or the abstracts where the papers table predates the hash."""
     return [Papers.text_hash] if Papers.text_hash in table_columns(cfg.paths.papers) else [Papers.abstract]
 
 
 def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa: ANN001, ANN201 - watched.Matches
     """``watched.match`` of every paper of ``corpus`` against the configured watched themes
     (``embeddings``: the papers' vectors, when already loaded); each paper's text is read and its
-    cosines computed once and kept in ``data/interim/watched/``, known by its ``text_hash``, so a
-    week's report reads the abstracts, and loads the vectors, of its new papers only (none when
-    every paper is kept; a papers table cleaned before ``text_hash`` existed is hashed here)."""
+    cosines computed once and kept in ``data/interim/watched/``, known by its ``text_hash``: a report
+    reads the abstracts only when some paper is not kept (the column then, once), and matches and
+    loads the vectors of those papers only; a papers table cleaned before ``text_hash`` existed is
+    hashed here."""
     from pipeline.report.watched import PaperTexts, TextCache, Thresholds, match
     from pipeline.schemas import paper_text, text_hash
     from pipeline.topics import fitted
@@ -162,16 +163,22 @@ def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa:
         return read[0]
 
     def with_text(rows: np.ndarray) -> pd.DataFrame:
-        return papers.iloc[rows].assign(**{Papers.abstract: abstracts().iloc[rows].fillna("").to_numpy()})
+        some = papers.iloc[rows].assign(**{Papers.abstract: abstracts().iloc[rows].to_numpy()})
+        if some[Papers.abstract].isna().any() or (Papers.text_hash in some and not np.array_equal(
+                text_hash(map(paper_text, some[Papers.title].tolist(), some[Papers.abstract].tolist())),
+                some[Papers.text_hash].to_numpy(dtype=np.uint64))):
+            raise TableError(f"{cfg.paths.display(cfg.paths.papers)}: changed while the report read it "
+                             "(a paper's abstract is not the one its text_hash names); run the report again")
+        return some
 
     def texts_of(rows: np.ndarray) -> pd.Series:
         some = with_text(rows)
-        return pd.Series(list(map(paper_text, some[Papers.title].fillna("").tolist(), some[Papers.abstract].tolist())),
+        return pd.Series(list(map(paper_text, some[Papers.title].tolist(), some[Papers.abstract].tolist())),
                          index=some.index, dtype=object)
 
     if Papers.text_hash in papers:
         keys = papers[Papers.text_hash].to_numpy(dtype=np.uint64)
-    else:
+    else:  # a papers table cleaned before the hash existed: its texts hashed here, as the clean stage would
         keys = text_hash(texts_of(np.arange(len(papers))).tolist())
     # vectors only for the papers the cache has not compared yet (a week's new papers)
     vectors = embeddings if embeddings is not None else (lambda rows: fitted.load(cfg, with_text(rows)).embeddings)

@@ -336,10 +336,12 @@ class PaperTexts:
 
 class TextCache:
     """What matching reads of each paper, kept per paper, one table per watched theme
-    (``<folder>/<Theme.key>[-<model>].parquet``: a hash of the paper's id and text, ``read_text``'s
+    (``<folder>/<Theme.key>[-<model>].parquet``: the paper's ``text_hash``, ``read_text``'s
     readings and, given the embedding model's ``identity``, the paper's cosine to the theme's
     sentence), so that a report reads and compares again only the papers it has not seen, or whose
-    text changed. A table no report has read for ``KEEP_DAYS`` days is removed."""
+    text changed. A paper is known by its text alone: the readings depend on nothing else, and the
+    cosine on its embedding, which is of the same title and abstract. A table no report has read
+    for ``KEEP_DAYS`` days is removed."""
 
     KEEP_DAYS = 30  # a table no report has read for this long is removed (``_prune``)
 

@@ -287,10 +287,33 @@ def test_a_report_reads_the_abstracts_only_while_some_paper_is_not_kept(watched,
     asked.clear()
     again = stage.watched_matches(watched, corpus)
     assert asked == [] and again.on.equals(first.on) and np.allclose(again.z, first.z)  # every paper kept
-    # a papers table cleaned before the hash existed: hashed here from the texts, the same papers kept
+    # the rows in another order, under other labels: each paper still gets its own abstract and readings
+    shuffled = corpus.papers.iloc[::-1].set_axis(np.arange(len(corpus.papers)) * 3 + 7)
+    moved = stage.watched_matches(watched, dataclasses.replace(corpus, papers=shuffled))
+    assert np.array_equal(moved.on.to_numpy()[::-1], first.on.to_numpy())
+    # a papers table cleaned before the hash existed: hashed here from the texts, every paper still kept
+    from pipeline.report import watched as module
+
+    matched = []
+    real_read = module.read_texts
+    monkeypatch.setattr(module, "read_texts", lambda texts, themes: matched.append(len(texts)) or real_read(texts, themes))
     older = dataclasses.replace(corpus, papers=corpus.papers.drop(columns=Papers.text_hash))
-    assert stage.watched_matches(watched, older).on.equals(first.on)
+    assert stage.watched_matches(watched, older).on.equals(first.on) and matched == []
     assert report.load_corpus(watched).papers[Papers.text_hash].notna().all()
+
+
+def test_a_papers_table_changed_while_the_report_reads_it_is_a_clear_error(watched):
+    from pipeline.io import TableError, read_table, write_table
+    from pipeline.report import stage
+    from pipeline.report.week.weekly import COLUMNS
+    from pipeline.schemas import Papers
+
+    corpus = report.load_corpus(watched, COLUMNS + [Papers.text_hash])
+    table = read_table(watched.paths.papers, Papers)
+    table.loc[0, Papers.abstract] = "Another abstract, written after the report read the hashes."
+    write_table(table, watched.paths.papers, Papers)
+    with pytest.raises(TableError, match="papers.parquet: changed while the report read it"):
+        stage.watched_matches(watched, corpus)
 
 
 def test_watched_themes_refuse_a_model_other_than_the_themes_at_once(watched, hash_embedder, monkeypatch):

