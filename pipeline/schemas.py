@@ -172,6 +172,9 @@ class TopicInfo(pa.DataFrameModel):
     description: Series[str] = pa.Field(description='strongest phrases, " · "-separated')
     label_support: Series[float] = pa.Field(
         nullable=True, ge=0, le=1, description="share of the theme's papers containing every content word of the label")
+    # optional: tables written before it existed lack it
+    label_next: Optional[Series[str]] = pa.Field(
+        nullable=True, description="the phrase shown beside a label part of the theme writes (naming/complement.py)")
     area: Series[pd.Int64Dtype] = pa.Field(ge=0, description="the area (group of themes) it belongs to")
     area_label: Series[str] = pa.Field(str_length={"min_value": 1})
     keywords: Series[StrList]

@@ -78,10 +78,12 @@ def _alike(a: str, b: str) -> bool:
 
 def shown_labels(themes: pd.DataFrame) -> dict[int, str]:
     """Each theme's label as the reports show it (``themes``: topic_info, indexed by topic): a label
-    whose support is under ``PART_FIT``, or that differs by one word from another label of its area
+    with a complement (``label_next``: the phrase that covers most of the papers the label misses,
+    ``topics/naming/complement.py``) is followed by it; else a label whose support is under ``PART_FIT``, or that differs by one word from another label of its area
     (siblings that read alike: "AI agents", "LLM agents"; "LLM inference", "LLM serving"), is followed by ``next_phrase``; the
     others as they are."""
     labels = {int(t): str(v) for t, v in themes[TopicInfo.label].items()}
+    after = themes[TopicInfo.label_next].to_dict() if TopicInfo.label_next in themes else {}
     support = (themes[TopicInfo.label_support] if TopicInfo.label_support in themes else pd.Series(dtype=float)).to_dict()
     area = (themes[TopicInfo.area] if TopicInfo.area in themes else pd.Series(0, index=themes.index)).to_dict()
     description = themes[TopicInfo.description].to_dict()
@@ -90,6 +92,9 @@ def shown_labels(themes: pd.DataFrame) -> dict[int, str]:
         by_area.setdefault(area.get(t), []).append((t, label))
     out = {}
     for t, label in labels.items():
+        if isinstance(after.get(t), str) and after[t]:  # the phrase covering the papers the label misses
+            out[t] = f"{label} · {after[t]}"
+            continue
         value = support.get(t)
         part = value is not None and not pd.isna(value) and float(value) < PART_FIT
         siblings = any(_alike(label, other) for u, other in by_area[area.get(t)] if u != t)

@@ -32,6 +32,7 @@ class State:
     fitted_at: str
     descriptions: dict[int, str] = field(default_factory=dict)
     support: dict[int, float] = field(default_factory=dict)
+    complements: dict[int, str] = field(default_factory=dict)  # shown beside a label part of a theme writes
     area_of: dict[int, int] = field(default_factory=dict)
     area_labels: dict[int, str] = field(default_factory=dict)
     area_descriptions: dict[int, str] = field(default_factory=dict)
@@ -50,6 +51,7 @@ class State:
             "words": {str(k): [[w, s] for w, s in v] for k, v in self.words.items()},
             "descriptions": {str(k): v for k, v in self.descriptions.items()},
             "support": {str(k): v for k, v in self.support.items()},
+            "complements": {str(k): v for k, v in self.complements.items()},
             "area_of": {str(k): v for k, v in self.area_of.items()},
             "area_labels": {str(k): v for k, v in self.area_labels.items()},
             "area_descriptions": {str(k): v for k, v in self.area_descriptions.items()},
@@ -72,6 +74,7 @@ class State:
             words={int(k): [(w, float(s)) for w, s in v] for k, v in meta["words"].items()},
             labels=ints("labels"), embedder=meta["embedder"], next_id=int(meta["next_id"]),
             fitted_at=meta["fitted_at"], descriptions=ints("descriptions"), support=ints("support"),
+            complements=ints("complements"),
             area_of={k: int(v) for k, v in ints("area_of").items()}, area_labels=ints("area_labels"),
             area_descriptions=ints("area_descriptions"), tree=meta.get("tree", []),
             next_area=int(meta.get("next_area", 0)), born=ints("born"), fitted_week=meta.get("fitted_week", ""), forming=meta.get("forming", []),

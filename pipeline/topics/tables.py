@@ -37,6 +37,7 @@ def topic_info_table(papers: pd.DataFrame, result: RunResult, n_keywords: int, n
         TopicInfo.topic: int(t), TopicInfo.label: state.labels[int(t)],
         TopicInfo.description: state.descriptions.get(int(t), state.labels[int(t)]),
         TopicInfo.label_support: state.support.get(int(t)),
+        TopicInfo.label_next: state.complements.get(int(t)) or None,
         TopicInfo.area: state.area_of.get(int(t), 0),
         TopicInfo.area_label: state.area_labels.get(state.area_of.get(int(t), 0), "All themes"),
         TopicInfo.keywords: [w for w, _ in state.words[int(t)][:n_keywords]],

@@ -22,6 +22,12 @@ def test_a_label_that_fits_only_part_of_its_theme_is_shown_with_its_next_phrase(
     assert shown == {0: "Imitation learning", 1: "Federated learning"}
 
 
+def test_a_label_with_a_complement_is_shown_with_it_whatever_its_support():
+    table = themes([(0, "MRI", "MRI · magnetic resonance · CT", 0.42, 0), (1, "OCR", "OCR · text recognition", 0.10, 1)])
+    shown = data.shown_labels(table.assign(label_next=["computed tomography", None]))
+    assert shown == {0: "MRI · computed tomography", 1: "OCR · text recognition"}  # else as before
+
+
 def test_the_next_phrase_says_what_the_label_does_not():
     assert data.next_phrase("KV cache", "KV cache · KV caches · key-value · cache eviction · token pruning") == "token pruning"
     assert data.next_phrase("Vision-language models", "vision-language models · VLMs · grounding") == "grounding"

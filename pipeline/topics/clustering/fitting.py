@@ -96,9 +96,12 @@ def fit_all(texts: list[str], embeddings: np.ndarray, paper_ids: list[str], cfg:
     if previous is not None:  # a kept label's support is measured anew
         from pipeline.topics.naming.words import content_words
 
+        from pipeline.topics.naming.complement import complement_of
+
         for t in state.ids.tolist():
-            rows = set(np.flatnonzero(topics == t).tolist())
-            state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), rows)
+            members = np.flatnonzero(topics == t)
+            state.support[t] = names.doc_index.share(content_words(state.labels[t], names.stop), set(members.tolist()))
+            state.complements[t] = complement_of(state.labels[t], members, names)
     areas = dataclasses.replace(cut(state, topics, embeddings, paper_ids, previous=previous,
                                     previous_topics=previous_topics), corpus=names)
     return RunResult(topics, similarity, state, lineage, "refit" if previous else "fit", model.bertopic_,
@@ -152,6 +155,7 @@ def _state_of(model, named: Identities, embedder: str, week: str | None, previou
         next_id=named.next_id, fitted_at=utc_now(), descriptions={ids[t]: described(labels[ids[t]], model.descriptions_[t])
                                                                  for t in order},
         support={ids[t]: float(model.label_support_[t]) for t in order}, fitted_week=week,
+        complements={ids[t]: model.label_complements_.get(t, "") for t in order},
     )
     if previous is not None:
         state.born = {t: w for t, w in previous.born.items() if t in set(state.ids.tolist())}

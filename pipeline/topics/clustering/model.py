@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -85,6 +85,7 @@ class Naming:
     descriptions: dict[int, str]
     support: dict[int, float]  # share of the theme's papers that write the label
     faithful: dict[int, bool | None]  # the label lies nearest its own theme (None: not checked)
+    complements: dict[int, str] = field(default_factory=dict)  # the phrase shown beside a label part of the theme writes ("": none)
 
 
 def place(embeddings: np.ndarray, core: np.ndarray, bound: int, cfg: TopicsConfig) -> Placement:
@@ -111,7 +112,8 @@ def name(texts: Texts, placement: Placement, floor: float) -> Naming:
     named = name_groups(texts.docs, texts.titles, placement.topics, placement.ids.tolist(), placement.centroids,
                         texts.corpus.stop, embed=texts.embed, corpus=texts.corpus, floor=floor)
     return Naming({t: named[t].label for t in named}, {t: named[t].description for t in named},
-                  {t: named[t].support for t in named}, {t: named[t].faithful for t in named})
+                  {t: named[t].support for t in named}, {t: named[t].faithful for t in named},
+                  {t: named[t].complement for t in named})
 
 
 def links(graph, placement: Placement) -> np.ndarray:  # noqa: ANN001 - a scipy sparse matrix
@@ -320,6 +322,7 @@ class ThemeModel:
         self.sizes_by_topic_, self.representatives_ = placement.sizes, placement.representatives
         self.labels_, self.descriptions_ = naming.labels, naming.descriptions
         self.label_support_, self.label_faithful_ = naming.support, naming.faithful
+        self.label_complements_ = naming.complements
         self.merged_, self.ctfidf_words_, self.words_, self.label_corpus_ = merged, ctfidf, words, corpus
         self.bertopic_ = clustering.bertopic
         if self.bertopic_ is not None:

@@ -150,6 +150,7 @@ def _revive(state: State, previous: State, revived: list[int]) -> None:
         state.words[t] = previous.words.get(t, [])
         state.descriptions[t] = previous.descriptions.get(t, previous.labels[t])
         state.support[t] = previous.support.get(t, 0.0)
+        state.complements[t] = previous.complements.get(t, "")
         if t in previous.born:
             state.born[t] = previous.born[t]
         lifecycle.restore(state, t, previous.labels[t])
@@ -162,7 +163,7 @@ def _drop(state: State, topics: np.ndarray, small: list[int]) -> np.ndarray:
         out[np.isin(out, small)] = -1
         keep = ~np.isin(state.ids, small)
         state.ids, state.centroids = state.ids[keep], state.centroids[keep]
-        for table in (state.words, state.labels, state.descriptions, state.support):
+        for table in (state.words, state.labels, state.descriptions, state.support, state.complements):
             for t in small:
                 table.pop(t, None)
     order = np.argsort(state.ids, kind="stable")

@@ -37,6 +37,7 @@ from pipeline.topics.naming.candidates import (
     unclaimed,
     verdicts,
 )
+from pipeline.topics.naming.complement import complement
 from pipeline.topics.naming.words import (TOKEN_RE, LabelCorpus, Embed, content_words, definitions, parts_of, singular, support,
                                    word_of, written_case)
 
@@ -50,6 +51,7 @@ class Named:
     support: float
     faithful: bool | None  # None when no embedder was given
     chosen: bool = True  # False where no candidate was left: the label joins its strongest phrases (``_unnamed``)
+    complement: str = ""  # the phrase shown beside a label part of the group writes (``complement.py``)
 
 
 Accept = Callable[[int, list[Candidate], LabelCorpus, Embed | None], list[Candidate]]
@@ -123,7 +125,8 @@ def _named(group: Group, candidates: list[Candidate], promoted: list[Candidate],
         ("description", group.key, chosen.phrase, written.phrase, written.label),
         lambda: spelled(description(candidates, chosen, group.sample, written.label, rnd.same, said, stop),
                         written.label, rnd.corpus, group.sample))
-    return Named(capitalised(written.label), line, support(label_words, group.docs), faithful)
+    return Named(capitalised(written.label), line, support(label_words, group.docs), faithful,
+                 complement=complement(written.label, group.members, candidates, rnd.corpus, group.sample))
 
 
 def _unnamed(group: Group, candidates: list[Candidate], rnd: Round) -> Named:

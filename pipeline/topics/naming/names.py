@@ -291,6 +291,7 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
         _areas_follow(state, before, label)
     state.descriptions[t] = described(label, named.description)
     state.support[t] = float(named.support)
+    state.complements[t] = named.complement
     for row in state.tree:
         if row["node"] == f"theme:{t}":
             row["label"] = label

@@ -1,0 +1,83 @@
+"""The phrase shown beside a label that only part of its theme writes: the one that covers most of
+the papers the label misses ("MRI · computed tomography", "OCR · document").
+
+A theme whose label fewer than ``BELOW`` of its papers write may be a mixture named by one strand.
+Of its candidate phrases that share no word (or another form of one) with the label, the
+complement is the one with the most papers that write it and not the label, times its
+distinctiveness (the share of the store's papers writing it that lie in the theme). It must be a
+phrase of two words or an acronym at a distinctiveness of ``MIN_PRECISION``, or a single word at
+``MIN_WORD_PRECISION``; the best of those that cover at least ``SEEN`` of the theme beyond the label
+is the complement where it covers ``MIN_GAIN`` or more. Otherwise there is none, and the reports
+show the label as before (``report.data.shown_labels``).
+
+Measured by readers who judged the shown name, the label with its complement, and the phrase most
+papers write, side by side (``benchmarks/names/prefer.py``): where the complement covers 0.18 or
+more of the theme, it turned 7 names of 49 better and 1 worse; where it covered less, none better
+and 6 worse (``MIN_GAIN`` was chosen on cs.CL and cs.AI, and checked on cs.CV:
+``benchmarks/results/2026-11-28-names-reader-pass.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pipeline.topics.naming.words import written_case
+
+if TYPE_CHECKING:
+    from pipeline.topics.naming.candidates import Candidate
+    from pipeline.topics.naming.words import LabelCorpus
+
+BELOW = 0.5  # a label fewer than this share of its theme's papers write may name one strand of it
+MIN_GAIN = 0.18  # the complement covers at least this share of the theme beyond the label
+SEEN = 0.08  # phrases that cover less beyond the label are not weighed at all
+MIN_PRECISION, MIN_WORD_PRECISION = 0.15, 0.25  # a phrase's (a single word's) distinctiveness
+
+
+def _kin(words: frozenset[str], said: frozenset[str]) -> bool:
+    """A word that is another form of one of the label's ("affective" is not; "emotional" beside "emotion")."""
+    return any(w[:5] == x[:5] for w in words for x in said if min(len(w), len(x)) >= 5)
+
+
+def _acronym(form: str) -> bool:
+    return any(len(w) >= 2 and sum(c.isupper() for c in w) >= 2 for w in form.split())
+
+
+def complement(label: str, members: np.ndarray, candidates: Sequence[Candidate], corpus: LabelCorpus,
+               sample: Sequence[str]) -> str:
+    """The complement of ``label`` over the theme's papers (``members``, rows of ``corpus``), as the
+    papers write it (``sample``: some of their texts); "" where there is none."""
+    index = corpus.doc_index
+    inside = set(np.asarray(members).tolist())
+    said = index.words(label.lower(), corpus.stop)
+    if not inside or not said or index.share(said, inside) >= BELOW:
+        return ""
+    rest = inside - index.having(said)
+    best, gain_of, score = "", 0.0, 0.0
+    for c in candidates:
+        if c.words & said or _kin(c.words, said):
+            continue
+        form = written_case(c.phrase, sample)
+        telling = (len(c.words) >= 2 or _acronym(form)) and c.precision >= MIN_PRECISION
+        if not (telling or c.precision >= MIN_WORD_PRECISION):
+            continue
+        gain = len(index.having(c.words) & rest) / len(inside)
+        if gain >= SEEN and (gain * c.precision, len(c.words)) > (score, len(best.split())):  # a tie: the longer
+            best, gain_of, score = form, gain, gain * c.precision
+    # the best of the phrases that cover a little, shown only where it covers enough: as measured
+    return best if gain_of >= MIN_GAIN else ""
+
+
+def complement_of(label: str, members: np.ndarray, corpus: LabelCorpus) -> str:
+    """``complement`` of a label a theme kept (a refit keeps an old theme's label over the new one)."""
+    from pipeline.topics.naming.candidates import candidates_of
+
+    members = np.asarray(members)
+    index = corpus.doc_index
+    if index.share(index.words(label.lower(), corpus.stop), set(members.tolist())) >= BELOW:
+        return ""
+    return complement(label, members, candidates_of(members, corpus), corpus,
+                      [corpus.texts[i] for i in members[:400]])
+
