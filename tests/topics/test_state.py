@@ -13,7 +13,7 @@ def state() -> State:
                  words={0: [("federated learning", 0.9), ("clients", 0.5)], 3: [("consensus", 0.8)]},
                  labels={0: "Federated learning", 3: "Consensus"}, embedder="model-x", next_id=4,
                  fitted_at="2026-11-28T10:00:00+00:00", descriptions={0: "Federated learning · clients"},
-                 support={0: 0.6, 3: 0.4}, area_of={0: 0, 3: 0}, area_labels={0: "Distributed learning"},
+                 support={0: 0.6, 3: 0.4}, complements={3: "Byzantine faults"}, area_of={0: 0, 3: 0}, area_labels={0: "Distributed learning"},
                  born={3: "2025-W40"}, fitted_week="2025-W38",
                  forming=[{"papers": ["2501.00001"], "nearest": 0, "label": "x", "week": "2025-W40"}])
 
@@ -24,7 +24,7 @@ def test_a_state_saved_and_loaded_is_the_same_state(tmp_path):
     after = State.load(tmp_path)
     assert after is not None
     assert after.ids.tolist() == [0, 3] and np.array_equal(after.centroids, before.centroids)
-    for name in ("words", "labels", "embedder", "next_id", "fitted_at", "descriptions", "support", "area_of",
+    for name in ("words", "labels", "embedder", "next_id", "fitted_at", "descriptions", "support", "complements", "area_of",
                  "area_labels", "born", "fitted_week", "forming"):
         assert getattr(after, name) == getattr(before, name), name
     assert State.load(tmp_path / "nothing here") is None  # before the first fit
