@@ -10,6 +10,9 @@ phrase of two words or an acronym at a distinctiveness of ``MIN_PRECISION``, or 
 is the complement where it covers ``MIN_GAIN`` or more. Otherwise there is none, and the reports
 show the label as before (``report.data.shown_labels``).
 
+A theme named in a weekly update is judged, as its label is, against its own and its nearest
+themes' papers; a fit's and a refit's themes against the whole store.
+
 Measured by readers who judged the shown name, the label with its complement, and the phrase most
 papers write, side by side (``benchmarks/names/prefer.py``): where the complement covers 0.18 or
 more of the theme, it turned 7 names of 49 better and 1 worse; where it covered less, none better
@@ -55,19 +58,18 @@ def complement(label: str, members: np.ndarray, candidates: Sequence[Candidate],
     if not inside or not said or index.share(said, inside) >= BELOW:
         return ""
     rest = inside - index.having(said)
-    best, gain_of, score = "", 0.0, 0.0
-    for c in candidates:
-        if c.words & said or _kin(c.words, said):
-            continue
-        form = written_case(c.phrase, sample)
-        telling = (len(c.words) >= 2 or _acronym(form)) and c.precision >= MIN_PRECISION
-        if not (telling or c.precision >= MIN_WORD_PRECISION):
+    best, gain_of, score = None, 0.0, 0.0
+    for c in candidates:  # in the candidates' order: of two that score alike, the first (as measured)
+        if c.precision < MIN_PRECISION or c.words & said or _kin(c.words, said):
             continue
         gain = len(index.having(c.words) & rest) / len(inside)
-        if gain >= SEEN and (gain * c.precision, len(c.words)) > (score, len(best.split())):  # a tie: the longer
-            best, gain_of, score = form, gain, gain * c.precision
+        if gain < SEEN or gain * c.precision <= score:
+            continue
+        # a single word counts at MIN_WORD_PRECISION, or as an acronym (its written form is read only then)
+        if len(c.words) >= 2 or c.precision >= MIN_WORD_PRECISION or _acronym(written_case(c.phrase, sample)):
+            best, gain_of, score = c, gain, gain * c.precision
     # the best of the phrases that cover a little, shown only where it covers enough: as measured
-    return best if gain_of >= MIN_GAIN else ""
+    return written_case(best.phrase, sample) if best is not None and gain_of >= MIN_GAIN else ""
 
 
 def complement_of(label: str, members: np.ndarray, corpus: LabelCorpus) -> str:

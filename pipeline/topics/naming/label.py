@@ -125,8 +125,9 @@ def _named(group: Group, candidates: list[Candidate], promoted: list[Candidate],
         ("description", group.key, chosen.phrase, written.phrase, written.label),
         lambda: spelled(description(candidates, chosen, group.sample, written.label, rnd.same, said, stop),
                         written.label, rnd.corpus, group.sample))
-    return Named(capitalised(written.label), line, support(label_words, group.docs), faithful,
-                 complement=complement(written.label, group.members, candidates, rnd.corpus, group.sample))
+    beside = rnd.corpus.remembered(("complement", group.key, written.label),
+                                   lambda: complement(written.label, group.members, candidates, rnd.corpus, group.sample))
+    return Named(capitalised(written.label), line, support(label_words, group.docs), faithful, complement=beside)
 
 
 def _unnamed(group: Group, candidates: list[Candidate], rnd: Round) -> Named:
