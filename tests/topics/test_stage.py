@@ -416,3 +416,17 @@ def test_a_weekly_update_killed_anywhere_gives_the_uninterrupted_update(cleaned,
     assert fit_then_update(whole).stage == "topics (update)"
     fit_then_update(cleaned, at)
     _same_tables(cleaned, whole)  # the lineage too (a refit's rows added once: the test above)
+
+
+def test_each_themes_complement_is_kept_and_written_where_its_label_fits_part_of_it(cleaned, hash_embedder):
+    from pipeline.topics.fitted import load_state
+    from pipeline.topics.naming.complement import BELOW
+
+    topics.run(cleaned, embedder=hash_embedder)
+    state = load_state(cleaned.paths)
+    assert set(state.complements) == set(state.ids.tolist())  # every theme of the fit, "" where none
+    info = read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic")
+    for t, beside in state.complements.items():
+        assert (info.loc[t, "label_next"] if pd.notna(info.loc[t, "label_next"]) else "") == beside
+        if beside:
+            assert info.loc[t, "label_support"] < BELOW and beside.lower() not in info.loc[t, "label"].lower()
