@@ -10,7 +10,8 @@ the sheet drew:
   (share of the theme's papers that write the phrase's words and not the label's, times the
   phrase's distinctiveness, the share of the store's papers writing it that lie in the theme: a
   phrase of two words or an acronym at 0.15 or more, a single word at 0.25 or more; at least 8 % of
-  the theme; no other form of the label's words);
+  the theme; no other form of the label's words), as the reports now choose it
+  (``pipeline.topics.naming.complement.strongest``; offered here whatever it covers);
 - **coverage**: the phrase of two or more words (or an acronym) that the most papers of the theme
   write, at a distinctiveness of 0.15 or more ("a label that covers more").
 
@@ -48,11 +49,6 @@ def acronym(phrase: str) -> bool:
     return any(len(w) >= 2 and sum(c.isupper() for c in w) >= 2 for w in phrase.split())
 
 
-def kin(words: frozenset[str], said: frozenset[str]) -> bool:
-    """A word that is another form of one of the label's ("emotional" beside "emotion")."""
-    return any(w[:5] == x[:5] for w in words for x in said if min(len(w), len(x)) >= 5)
-
-
 def alternatives(store: Path) -> dict[int, dict]:
     """Per theme whose label support is under ``BELOW``: its label, support, and the complement and
     coverage names."""
@@ -60,6 +56,7 @@ def alternatives(store: Path) -> dict[int, dict]:
 
     from pipeline.report.data import shown_labels
     from pipeline.topics.naming.candidates import candidates_of
+    from pipeline.topics.naming.complement import strongest
     from pipeline.topics.naming.vocabulary import stop_words
     from pipeline.topics.naming.words import LabelCorpus, written_case
 
@@ -77,21 +74,10 @@ def alternatives(store: Path) -> dict[int, dict]:
         if not row["label_support"] < BELOW:
             continue
         rows = np.flatnonzero(table["topic"].to_numpy() == t)
-        inside = set(rows.tolist())
         sample = [texts[i] for i in rows[:400]]
         said = index.words(str(row["label"]).lower(), corpus.stop)
-        rest = inside - (index.having(said) & inside if said else set())
         candidates = candidates_of(rows, corpus)
-        best, gain_of = None, 0.0
-        for c in candidates:
-            if c.words & said or kin(c.words, said):
-                continue
-            form = written_case(c.phrase, sample)
-            if not (((len(c.words) >= 2 or acronym(form)) and c.precision >= 0.15) or c.precision >= 0.25):
-                continue
-            gain = len(index.having(c.words) & rest) / len(rows)
-            if gain >= 0.08 and (best is None or gain * c.precision > gain_of * best.precision):
-                best, gain_of = c, gain
+        best, gain_of = strongest(str(row["label"]), rows, candidates, corpus, sample)  # the shipped rule's phrase
         wide = [c for c in candidates if (len(c.words) >= 2 or acronym(written_case(c.phrase, sample)))
                 and c.precision >= 0.15 and c.words != said]
         cover = max(wide, key=lambda c: (c.support, c.phrase), default=None)

@@ -162,26 +162,27 @@ def watched_matches(cfg: Config, corpus: data.Corpus, embeddings=None):  # noqa:
             read.append(table.set_index(Papers.paper_id)[Papers.abstract].reindex(papers[Papers.paper_id]))
         return read[0]
 
-    def with_text(rows: np.ndarray) -> pd.DataFrame:
+    def with_text(rows: np.ndarray) -> tuple[pd.DataFrame, list[str]]:
+        """The rows with their abstracts, and their texts (``paper_text``), checked against their hashes."""
         some = papers.iloc[rows].assign(**{Papers.abstract: abstracts().iloc[rows].to_numpy()})
-        if some[Papers.abstract].isna().any() or (Papers.text_hash in some and not np.array_equal(
-                text_hash(map(paper_text, some[Papers.title].tolist(), some[Papers.abstract].tolist())),
-                some[Papers.text_hash].to_numpy(dtype=np.uint64))):
+        whole = not some[Papers.abstract].isna().any()
+        texts = list(map(paper_text, some[Papers.title].tolist(), some[Papers.abstract].tolist())) if whole else []
+        if not whole or (Papers.text_hash in some and not np.array_equal(
+                text_hash(texts), some[Papers.text_hash].to_numpy(dtype=np.uint64))):
             raise TableError(f"{cfg.paths.display(cfg.paths.papers)}: changed while the report read it "
                              "(a paper's abstract is not the one its text_hash names); run the report again")
-        return some
+        return some, texts
 
     def texts_of(rows: np.ndarray) -> pd.Series:
-        some = with_text(rows)
-        return pd.Series(list(map(paper_text, some[Papers.title].tolist(), some[Papers.abstract].tolist())),
-                         index=some.index, dtype=object)
+        some, texts = with_text(rows)
+        return pd.Series(texts, index=some.index, dtype=object)
 
     if Papers.text_hash in papers:
         keys = papers[Papers.text_hash].to_numpy(dtype=np.uint64)
     else:  # a papers table cleaned before the hash existed: its texts hashed here, as the clean stage would
-        keys = text_hash(texts_of(np.arange(len(papers))).tolist())
+        keys = text_hash(with_text(np.arange(len(papers)))[1])
     # vectors only for the papers the cache has not compared yet (a week's new papers)
-    vectors = embeddings if embeddings is not None else (lambda rows: fitted.load(cfg, with_text(rows)).embeddings)
+    vectors = embeddings if embeddings is not None else (lambda rows: fitted.load(cfg, with_text(rows)[0]).embeddings)
     return match(PaperTexts(papers.index, keys, texts_of), vectors, watch,
                  lambda: fitted.embed_texts(cfg, list(watch.values())), limits=Thresholds.of(cfg.report),
                  cache=TextCache(cfg.paths.watched, fitted.identity(cfg)), also=cfg.report.also())

@@ -48,15 +48,16 @@ def _acronym(form: str) -> bool:
     return any(len(w) >= 2 and sum(c.isupper() for c in w) >= 2 for w in form.split())
 
 
-def complement(label: str, members: np.ndarray, candidates: Sequence[Candidate], corpus: LabelCorpus,
-               sample: Sequence[str]) -> str:
-    """The complement of ``label`` over the theme's papers (``members``, rows of ``corpus``), as the
-    papers write it (``sample``: some of their texts); "" where there is none."""
+def strongest(label: str, members: np.ndarray, candidates: Sequence[Candidate], corpus: LabelCorpus,
+              sample: Sequence[str]) -> tuple[Candidate | None, float]:
+    """The phrase that would complement ``label`` over the theme's papers (``members``, rows of
+    ``corpus``; ``sample``: some of their texts), of those covering at least ``SEEN`` of the theme
+    beyond the label, and the share it covers; (None, 0.0) where there is none."""
     index = corpus.doc_index
     inside = set(np.asarray(members).tolist())
     said = index.words(label.lower(), corpus.stop)
     if not inside or not said or index.share(said, inside) >= BELOW:
-        return ""
+        return None, 0.0
     rest = inside - index.having(said)
     best, gain_of, score = None, 0.0, 0.0
     for c in candidates:  # in the candidates' order: of two that score alike, the first (as measured)
@@ -68,8 +69,16 @@ def complement(label: str, members: np.ndarray, candidates: Sequence[Candidate],
         # a single word counts at MIN_WORD_PRECISION, or as an acronym (its written form is read only then)
         if len(c.words) >= 2 or c.precision >= MIN_WORD_PRECISION or _acronym(written_case(c.phrase, sample)):
             best, gain_of, score = c, gain, gain * c.precision
-    # the best of the phrases that cover a little, shown only where it covers enough: as measured
-    return written_case(best.phrase, sample) if best is not None and gain_of >= MIN_GAIN else ""
+    return best, gain_of
+
+
+def complement(label: str, members: np.ndarray, candidates: Sequence[Candidate], corpus: LabelCorpus,
+               sample: Sequence[str]) -> str:
+    """The complement of ``label`` over the theme's papers (``members``, rows of ``corpus``), as the
+    papers write it (``sample``: some of their texts); "" where there is none: the ``strongest``
+    phrase, shown only where it covers enough (as measured)."""
+    best, gain = strongest(label, members, candidates, corpus, sample)
+    return written_case(best.phrase, sample) if best is not None and gain >= MIN_GAIN else ""
 
 
 def complement_of(label: str, members: np.ndarray, corpus: LabelCorpus) -> str:
