@@ -5,6 +5,7 @@ that keeps labels unique."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,6 +135,19 @@ class RunResult:
 def utc_now() -> str:
     """Now, UTC, to the second, ISO 8601: the time a fit or an update is recorded under."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def with_complement(description: str, complement: str) -> str:
+    """A theme's description with its label's complement (``State.complements``) second, as written,
+    and without the phrases made only of its words ("MRI · computed tomography · magnetic resonance
+    imaging", not "MRI · magnetic resonance imaging · tomography · computed"): as many phrases as
+    before, or two."""
+    if not complement:
+        return description
+    phrases = description.split(" · ")
+    words = set(re.findall(r"\w+", complement.lower()))
+    rest = [p for p in phrases[1:] if not set(re.findall(r"\w+", p.lower())) <= words]
+    return " · ".join([phrases[0], complement, *rest][:max(len(phrases), 2)])
 
 
 def described(label: str, description: str) -> str:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from pipeline.io import TableError, read_frame, read_table, write_table
 from pipeline.schemas import DocTopics, Papers, TopicInfo, TopicLineage, TopicTree, empty
-from pipeline.topics.state import RunResult, utc_now
+from pipeline.topics.state import RunResult, utc_now, with_complement
 
 
 def doc_topics_table(paper_ids: list[str], result: RunResult) -> pd.DataFrame:
@@ -35,7 +35,8 @@ def topic_info_table(papers: pd.DataFrame, result: RunResult, n_keywords: int, n
     state = result.state
     rows = [{
         TopicInfo.topic: int(t), TopicInfo.label: state.labels[int(t)],
-        TopicInfo.description: state.descriptions.get(int(t), state.labels[int(t)]),
+        TopicInfo.description: with_complement(state.descriptions.get(int(t), state.labels[int(t)]),
+                                               state.complements.get(int(t), "")),
         TopicInfo.label_support: state.support.get(int(t)),
         TopicInfo.label_next: state.complements.get(int(t)) or None,
         TopicInfo.area: state.area_of.get(int(t), 0),

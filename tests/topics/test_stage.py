@@ -430,3 +430,13 @@ def test_each_themes_complement_is_kept_and_written_where_its_label_fits_part_of
         assert (info.loc[t, "label_next"] if pd.notna(info.loc[t, "label_next"]) else "") == beside
         if beside:
             assert info.loc[t, "label_support"] < BELOW and beside.lower() not in info.loc[t, "label"].lower()
+            assert info.loc[t, "description"].split(" · ")[1] == beside  # second, as written
+
+
+def test_a_description_lists_the_complement_as_written_not_its_words():
+    from pipeline.topics.state import with_complement
+
+    line = "MRI · magnetic resonance imaging · tomography · computed"
+    assert with_complement(line, "computed tomography") == "MRI · computed tomography · magnetic resonance imaging"
+    assert with_complement("OCR", "document") == "OCR · document"
+    assert with_complement(line, "") == line

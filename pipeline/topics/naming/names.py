@@ -59,6 +59,10 @@ MARGIN = 0.075  # and lies nearer the area's centroid than any other area's by a
 LIST_THEMES, LISTED = 3, " · "
 # an area may be named by one acronym its themes share, the field's short terms ("HPC", "LLM",
 # "GPU"), where a theme needs two words: a neighbourhood is named more broadly than a street
+# an area whose largest themes hold this share of its papers is named by their list even where its
+# themes share a phrase: readers found such lists FIT and the shared phrase one strand of the area
+# ("Knowledge graph" over RAG, KGs and text-to-SQL; docs/decisions/area-phrase-or-list.md)
+LIST_COVER = 0.6
 AREA_MIN_WORDS = 1  # an acronym only (``Shared._own_acronym``)
 # a phrase names an area only where at least this share of the papers of two or more of its themes
 # write it (a theme's label needs ``min_label_support``): a facet a tenth of the papers mention
@@ -302,13 +306,15 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
 
 def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared) -> None:
     """The areas' labels (one kept from the previous fit first, where it still names what the area's
-    themes share, ``Shared.keeps``; one whose themes share no phrase named by its largest themes,
-    ``_by_themes``; a label two areas would share gains the area's id), descriptions, and the labels
-    in the tree."""
-    kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a)}
+    themes share, ``Shared.keeps``; one whose themes share no phrase, or whose largest themes hold
+    ``LIST_COVER`` of its papers, named by those themes, ``_by_themes``; a label two areas would
+    share gains the area's id), descriptions, and the labels in the tree."""
+    listed = {a for a in job.ids if list_cover(job, a) >= LIST_COVER}
+    kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a) and a not in listed}
     labels, used = {}, set(kept.values())
     for a in job.ids:
-        label = kept.get(a) or (named[a].label if named[a].chosen else _by_themes(job, a, state, named[a].label))
+        phrase = named[a].chosen and a not in listed
+        label = kept.get(a) or (named[a].label if phrase else _by_themes(job, a, state, named[a].label))
         if label in labels.values() or (a not in kept and label in used):
             label = f"{label} ({a})"
         labels[a] = label
@@ -316,6 +322,13 @@ def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared
     state.area_descriptions = {a: named[a].description for a in job.ids}
     names = {f"theme:{t}": state.labels[t] for t in state.ids.tolist()} | {f"area:{a}": labels[a] for a in job.ids}
     state.tree = [{**row, "label": names.get(row["node"])} for row in state.tree]
+
+
+def list_cover(job: AreasToName, area: int) -> float:
+    """The share of the area's papers that its ``LIST_THEMES`` largest themes hold: how much of it a
+    list of their labels names."""
+    _, sizes = np.unique(job.theme_of_paper[job.area_of_paper == area], return_counts=True)
+    return float(np.sort(sizes)[::-1][:LIST_THEMES].sum() / sizes.sum()) if len(sizes) else 0.0
 
 
 def by_themes(label: str, area: int, area_of: dict[int, int], labels: dict[int, str]) -> bool:

@@ -38,3 +38,15 @@ def test_no_complement_where_the_label_fits_or_the_rest_is_small():
     assert complement_of("MRI", members, corpus) == ""
     corpus, members = corpus_of(mri=12, ct=3, other=11)  # computed tomography: 3 of 26 beyond the label
     assert complement_of("MRI", members, corpus) == ""
+
+
+def test_the_complement_of_an_acronym_is_not_its_own_words():
+    # half the theme writes the acronym, most of the rest only the words it stands for
+    theme = ([f"PDDL models {i}. The planning domain definition language (PDDL) encodes tasks." for i in range(8)]
+             + [f"Planning domain {i}. A planning domain is learned from traces." for i in range(10)]
+             + [f"Robot plans {i}. Symbolic planners for robot tasks." for i in range(6)])
+    rest = [f"Graph neural networks {i}. Molecules with graph neural networks." for i in range(40)]
+    texts = theme + rest
+    corpus = LabelCorpus(texts, [t.split(". ")[0] for t in texts], STOP)
+    found = complement_of("PDDL", np.arange(len(theme)), corpus)
+    assert "planning" not in found.lower() and "domain" not in found.lower()

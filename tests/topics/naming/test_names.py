@@ -109,12 +109,16 @@ def _papers(phrase: str, n: int, filler: str) -> list[str]:
             for i in range(n)]
 
 
-def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_two_largest_themes():
+def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_largest_themes():
     texts = {
-        # area 0: "stream processing" is written in two of its three themes, which hold most of its papers
-        1: _papers("stream processing", 12, "windowed joins"),
-        2: _papers("stream processing", 10, "watermark delays"),
+        # area 0: "stream processing" is written in four of its six themes, which hold most of its
+        # papers, and its three largest themes hold under LIST_COVER of them
+        1: _papers("stream processing", 6, "windowed joins"),
+        2: _papers("stream processing", 6, "watermark delays"),
+        11: _papers("stream processing", 5, "backpressure signals"),
+        12: _papers("stream processing", 5, "operator fusion"),
         3: _papers("graph partitioning", 6, "edge cuts"),
+        13: _papers("fault tolerance", 5, "checkpoint intervals"),
         # area 1: each theme writes its own phrase; the largest's is the area's best, but one theme's
         4: _papers("protein folding", 14, "contact maps"),
         5: _papers("crop yields", 8, "soil moisture"),
@@ -125,10 +129,16 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_two_larges
         9: _papers("cache coherence", 4, "snooping buses"),
         # area 3: one theme
         10: _papers("quantum annealing", 6, "spin glasses"),
+        # area 4: two of its three themes share "vector databases", but a list of its three themes
+        # names all of it: a reader found such a phrase names one strand of an area
+        14: _papers("vector databases", 12, "index builds"),
+        15: _papers("vector databases", 10, "filtered search"),
+        16: _papers("query planning", 6, "join orders"),
     }
-    area_of = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3}
+    area_of = {1: 0, 2: 0, 11: 0, 12: 0, 3: 0, 13: 0, 4: 1, 5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 14: 4, 15: 4, 16: 4}
     labels, result, all_texts = _areas_to_name(texts, area_of)
     assert labels[0] == "Stream processing"
+    assert labels[4] == "Theme label 14 · Theme label 15 · Theme label 16"
     # nothing shared: the list of its themes, largest first (not "A & B": one subject made of two)
     assert labels[1] == "Theme label 4 · Theme label 5 · Theme label 6"
     assert labels[2] == "Theme label 7 · Theme label 8 · Theme label 9"  # 8 of 22 papers write "cache coherence"
@@ -146,13 +156,19 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_two_larges
     result.to_name = [ThemeToName(10, np.flatnonzero(result.topics == 10), result.topics, state.ids, state.centroids)]
     name_run(result, all_texts, None, TopicsConfig())
     assert state.labels[10] != "Theme label 10" and state.area_labels[3] == state.labels[10]  # its one theme's
-    assert [row["label"] for row in state.tree] == [state.area_labels[a] for a in range(4)]
+    assert [row["label"] for row in state.tree] == [state.area_labels[a] for a in range(5)]
+
+
+def _six_themes(first: int, phrase: str, paper=_papers) -> dict[int, list[str]]:  # noqa: ANN001
+    """Six themes that write ``phrase``, each with its own filler: their three largest hold under
+    ``LIST_COVER`` of the area, so a phrase they share may name it."""
+    fillers = ["windowed joins", "watermarks", "backpressure", "operator fusion", "state stores", "load shedding"]
+    return {first + i: paper(phrase, n, filler) for i, (n, filler) in enumerate(zip([6, 6, 5, 5, 5, 5], fillers))}
 
 
 def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
-    texts = {1: _papers("stream processing", 12, "windowed joins"), 2: _papers("stream processing", 10, "watermarks"),
-             4: _papers("protein folding", 14, "contact maps"), 5: _papers("protein folding", 8, "soil moisture")}
-    area_of = {1: 0, 2: 0, 4: 1, 5: 1}
+    texts = _six_themes(1, "stream processing") | _six_themes(11, "protein folding")
+    area_of = {t: 0 if t < 11 else 1 for t in texts}
 
     def embed(phrases: list[str]) -> np.ndarray:  # area 0's centroid is the first axis, area 1's the second
         vectors = {"stream processing": [1, 0.97, 0, 0], "protein folding": [0, 1, 0, 0]}
@@ -160,7 +176,7 @@ def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
 
     labels = _areas_to_name(texts, area_of, embed)[0]
     assert labels[1] == "Protein folding"  # clearly nearest its own area
-    assert labels[0] == "Theme label 1 · Theme label 2"  # 0.72 against 0.70: not clearly its own
+    assert labels[0] == "Theme label 1 · Theme label 2 · Theme label 3"  # 0.72 against 0.70: not clearly its own
     assert _areas_to_name(texts, area_of)[0][0] == "Stream processing"  # without the embedder, shared is enough
 
 
@@ -169,13 +185,18 @@ def test_an_area_can_be_named_by_an_acronym_its_themes_share_but_not_by_a_common
         return [f"Paper {i} on {phrase}. The {word}, we find, matters. We study {phrase} on machines, case {i}."
                 for i in range(n)]
 
-    texts = {1: papers("job scheduling", 12, "HPC"), 2: papers("checkpoint restart", 10, "HPC"),
-             3: papers("mesh refinement", 9, "HPC"),
-             4: papers("protein folding", 12, "cells"), 5: papers("gene expression", 10, "tissues"),
-             6: papers("leader election", 12, "protocol"), 7: papers("state replication", 10, "protocol")}
-    labels = _areas_to_name(texts, {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2})[0]
+    def six(first: int, word: str, phrases: list[str]) -> dict[int, list[str]]:
+        return {first + i: papers(phrase, n, word) for i, (n, phrase) in enumerate(zip([6, 6, 5, 5, 5, 5], phrases))}
+
+    texts = six(1, "HPC", ["job scheduling", "checkpoint restart", "mesh refinement", "burst buffers",
+                           "interconnect congestion", "power capping"]) | \
+        six(11, "cells", ["protein folding", "gene expression", "cell imaging", "drug response", "tumour growth",
+                          "immune signalling"]) | \
+        six(21, "protocol", ["leader election", "state replication", "view changes", "quorum reads",
+                             "log compaction", "clock skew"])
+    labels = _areas_to_name(texts, {t: t // 10 for t in texts})[0]
     assert labels[0] == "HPC"  # an acronym every theme of area 0 writes, and no paper elsewhere
     # "machines" and "case" are written everywhere: area 1 shares no word of its own, and is listed
-    assert labels[1] == "Theme label 4 · Theme label 5"
+    assert labels[1] == "Theme label 11 · Theme label 12 · Theme label 13"
     # "protocol" is area 2's alone, but a common word names one strand of an area, not the area
-    assert labels[2] == "Theme label 6 · Theme label 7"
+    assert labels[2] == "Theme label 21 · Theme label 22 · Theme label 23"
