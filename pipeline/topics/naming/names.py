@@ -59,8 +59,8 @@ MARGIN = 0.075  # and lies nearer the area's centroid than any other area's by a
 LIST_THEMES, LISTED = 3, " · "
 # an area may be named by one acronym its themes share, the field's short terms ("HPC", "LLM",
 # "GPU"), where a theme needs two words: a neighbourhood is named more broadly than a street
-# an area whose largest themes hold this share of its papers is named by their list even where its
-# themes share a phrase: readers found such lists FIT and the shared phrase one strand of the area
+# an area whose largest themes hold this share of its papers is named by their list where the phrase
+# its themes share is one theme's label: readers found that phrase names one strand of the area
 # ("Knowledge graph" over RAG, KGs and text-to-SQL; docs/decisions/area-phrase-or-list.md)
 LIST_COVER = 0.6
 AREA_MIN_WORDS = 1  # an acronym only (``Shared._own_acronym``)
@@ -177,7 +177,7 @@ def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], 
         elif isinstance(job, FormingToName):
             tentative[job.key] = named[0].label
         else:
-            _areas_named(job, named, state, ask.accept)
+            _areas_named(job, named, state, ask.accept, stop)
     if tentative:
         result.forming = [dataclasses.replace(f, label=tentative.get(f.key, f.label)) for f in result.forming]
         state.forming = [{**kept, "label": f.label} for kept, f in zip(state.forming, result.forming, strict=True)]
@@ -304,16 +304,19 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
                  f" (split of theme {job.born.from_topic})" if job.born.from_topic is not None else "")
 
 
-def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared) -> None:
+def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared, stop: frozenset[str]) -> None:
     """The areas' labels (one kept from the previous fit first, where it still names what the area's
-    themes share, ``Shared.keeps``; one whose themes share no phrase, or whose largest themes hold
-    ``LIST_COVER`` of its papers, named by those themes, ``_by_themes``; a label two areas would
+    themes share, ``Shared.keeps``; one whose themes share no phrase, or share one theme's label while
+    its largest themes hold ``LIST_COVER`` of its papers, named by those themes, ``_by_themes``; a label two areas would
     share gains the area's id), descriptions, and the labels in the tree."""
-    listed = {a for a in job.ids if list_cover(job, a) >= LIST_COVER}
-    kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a) and a not in listed}
+    def listed(a: int, phrase: str) -> bool:  # one theme's label, where the area's largest themes name most of it
+        own = {content_words(state.labels[t], stop) for t, area in state.area_of.items() if area == a and t in state.labels}
+        return content_words(phrase, stop) in own and list_cover(job, a) >= LIST_COVER
+
+    kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a) and not listed(a, label)}
     labels, used = {}, set(kept.values())
     for a in job.ids:
-        phrase = named[a].chosen and a not in listed
+        phrase = named[a].chosen and not listed(a, named[a].label)
         label = kept.get(a) or (named[a].label if phrase else _by_themes(job, a, state, named[a].label))
         if label in labels.values() or (a not in kept and label in used):
             label = f"{label} ({a})"

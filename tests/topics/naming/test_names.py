@@ -84,7 +84,7 @@ def test_a_theme_is_named_against_the_themes_there_were_when_it_asked(store, mon
 
 
 def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int], embed=None,  # noqa: ANN001, ANN202
-                   kept: dict[int, str] | None = None):
+                   kept: dict[int, str] | None = None, named: dict[int, str] | None = None):
     """A run that left only its areas to name: each theme's papers and the area each theme is in, the
     areas' centroids unit vectors along their own axes; ``kept``: labels kept from a previous fit."""
     from pipeline.topics.naming.names import AreasToName
@@ -94,7 +94,7 @@ def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int]
     texts = [text for t in texts_by_theme for text in texts_by_theme[t]]
     area_ids = sorted(set(area_of.values()))
     state = State(np.array(sorted(texts_by_theme)), np.eye(len(texts_by_theme), 4, dtype=np.float32), {},
-                  {t: f"Theme label {t}" for t in texts_by_theme}, "test", max(texts_by_theme) + 1, "now",
+                  {t: f"Theme label {t}" for t in texts_by_theme} | (named or {}), "test", max(texts_by_theme) + 1, "now",
                   area_of=dict(area_of), tree=[{"node": f"area:{a}", "parent": None, "level": "area", "topic": None,
                                                 "area": a, "label": None, "size": 0, "distance": 0.0} for a in area_ids])
     job = AreasToName(np.arange(len(texts)), np.array([area_of[t] for t in themes]), themes, area_ids,
@@ -129,8 +129,7 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_largest_th
         9: _papers("cache coherence", 4, "snooping buses"),
         # area 3: one theme
         10: _papers("quantum annealing", 6, "spin glasses"),
-        # area 4: two of its three themes share "vector databases", but a list of its three themes
-        # names all of it: a reader found such a phrase names one strand of an area
+        # area 4: two of its three themes share "vector databases"
         14: _papers("vector databases", 12, "index builds"),
         15: _papers("vector databases", 10, "filtered search"),
         16: _papers("query planning", 6, "join orders"),
@@ -138,7 +137,10 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_largest_th
     area_of = {1: 0, 2: 0, 11: 0, 12: 0, 3: 0, 13: 0, 4: 1, 5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 14: 4, 15: 4, 16: 4}
     labels, result, all_texts = _areas_to_name(texts, area_of)
     assert labels[0] == "Stream processing"
-    assert labels[4] == "Theme label 14 · Theme label 15 · Theme label 16"
+    assert labels[4] == "Vector databases"  # no theme's label: the phrase names the area
+    # where it is one theme's label, the list of the area's themes, which hold all its papers
+    assert _areas_to_name(texts, area_of, named={14: "Vector databases"})[0][4] == \
+        "Vector databases · Theme label 15 · Theme label 16"
     # nothing shared: the list of its themes, largest first (not "A & B": one subject made of two)
     assert labels[1] == "Theme label 4 · Theme label 5 · Theme label 6"
     assert labels[2] == "Theme label 7 · Theme label 8 · Theme label 9"  # 8 of 22 papers write "cache coherence"
@@ -159,16 +161,10 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_largest_th
     assert [row["label"] for row in state.tree] == [state.area_labels[a] for a in range(5)]
 
 
-def _six_themes(first: int, phrase: str, paper=_papers) -> dict[int, list[str]]:  # noqa: ANN001
-    """Six themes that write ``phrase``, each with its own filler: their three largest hold under
-    ``LIST_COVER`` of the area, so a phrase they share may name it."""
-    fillers = ["windowed joins", "watermarks", "backpressure", "operator fusion", "state stores", "load shedding"]
-    return {first + i: paper(phrase, n, filler) for i, (n, filler) in enumerate(zip([6, 6, 5, 5, 5, 5], fillers))}
-
-
 def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
-    texts = _six_themes(1, "stream processing") | _six_themes(11, "protein folding")
-    area_of = {t: 0 if t < 11 else 1 for t in texts}
+    texts = {1: _papers("stream processing", 12, "windowed joins"), 2: _papers("stream processing", 10, "watermarks"),
+             4: _papers("protein folding", 14, "contact maps"), 5: _papers("protein folding", 8, "soil moisture")}
+    area_of = {1: 0, 2: 0, 4: 1, 5: 1}
 
     def embed(phrases: list[str]) -> np.ndarray:  # area 0's centroid is the first axis, area 1's the second
         vectors = {"stream processing": [1, 0.97, 0, 0], "protein folding": [0, 1, 0, 0]}
@@ -176,7 +172,7 @@ def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
 
     labels = _areas_to_name(texts, area_of, embed)[0]
     assert labels[1] == "Protein folding"  # clearly nearest its own area
-    assert labels[0] == "Theme label 1 · Theme label 2 · Theme label 3"  # 0.72 against 0.70: not clearly its own
+    assert labels[0] == "Theme label 1 · Theme label 2"  # 0.72 against 0.70: not clearly its own
     assert _areas_to_name(texts, area_of)[0][0] == "Stream processing"  # without the embedder, shared is enough
 
 
@@ -185,18 +181,13 @@ def test_an_area_can_be_named_by_an_acronym_its_themes_share_but_not_by_a_common
         return [f"Paper {i} on {phrase}. The {word}, we find, matters. We study {phrase} on machines, case {i}."
                 for i in range(n)]
 
-    def six(first: int, word: str, phrases: list[str]) -> dict[int, list[str]]:
-        return {first + i: papers(phrase, n, word) for i, (n, phrase) in enumerate(zip([6, 6, 5, 5, 5, 5], phrases))}
-
-    texts = six(1, "HPC", ["job scheduling", "checkpoint restart", "mesh refinement", "burst buffers",
-                           "interconnect congestion", "power capping"]) | \
-        six(11, "cells", ["protein folding", "gene expression", "cell imaging", "drug response", "tumour growth",
-                          "immune signalling"]) | \
-        six(21, "protocol", ["leader election", "state replication", "view changes", "quorum reads",
-                             "log compaction", "clock skew"])
-    labels = _areas_to_name(texts, {t: t // 10 for t in texts})[0]
+    texts = {1: papers("job scheduling", 12, "HPC"), 2: papers("checkpoint restart", 10, "HPC"),
+             3: papers("mesh refinement", 9, "HPC"),
+             4: papers("protein folding", 12, "cells"), 5: papers("gene expression", 10, "tissues"),
+             6: papers("leader election", 12, "protocol"), 7: papers("state replication", 10, "protocol")}
+    labels = _areas_to_name(texts, {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2})[0]
     assert labels[0] == "HPC"  # an acronym every theme of area 0 writes, and no paper elsewhere
     # "machines" and "case" are written everywhere: area 1 shares no word of its own, and is listed
-    assert labels[1] == "Theme label 11 · Theme label 12 · Theme label 13"
+    assert labels[1] == "Theme label 4 · Theme label 5"
     # "protocol" is area 2's alone, but a common word names one strand of an area, not the area
-    assert labels[2] == "Theme label 21 · Theme label 22 · Theme label 23"
+    assert labels[2] == "Theme label 6 · Theme label 7"
