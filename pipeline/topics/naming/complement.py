@@ -2,8 +2,8 @@
 the papers the label misses ("MRI · computed tomography", "OCR · document").
 
 A theme whose label fewer than ``BELOW`` of its papers write may be a mixture named by one strand.
-Of its candidate phrases that share no word (or another form of one) with the label or the words
-of an acronym in it ("PDDL · planning domain" restates the label), the
+Of its candidate phrases that share no word (or another form of one) with the label and are not
+made of the words of an acronym in it ("PDDL · planning domain" restates the label), the
 complement is the one with the most papers that write it and not the label, times its
 distinctiveness (the share of the store's papers writing it that lie in the theme). It must be a
 phrase of two words or an acronym at a distinctiveness of ``MIN_PRECISION``, or a single word at
@@ -60,10 +60,10 @@ def strongest(label: str, members: np.ndarray, candidates: Sequence[Candidate], 
     if not inside or not said or index.share(said, inside) >= BELOW:
         return None, 0.0
     rest = inside - index.having(said)
-    says = index.expand(said)  # an acronym's words too: "PDDL" says "planning domain"
+    says = index.expand(said)  # with an acronym's words: "PDDL" says "planning domain"
     best, gain_of, score = None, 0.0, 0.0
     for c in candidates:  # in the candidates' order: of two that score alike, the first (as measured)
-        if c.precision < MIN_PRECISION or c.words & says or _kin(c.words, says):
+        if c.precision < MIN_PRECISION or c.words & said or c.words <= says or _kin(c.words, said):
             continue
         gain = len(index.having(c.words) & rest) / len(inside)
         if gain < SEEN or gain * c.precision <= score:
