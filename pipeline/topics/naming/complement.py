@@ -40,9 +40,19 @@ SEEN = 0.08  # phrases that cover less beyond the label are not weighed at all
 MIN_PRECISION, MIN_WORD_PRECISION = 0.15, 0.25  # a phrase's (a single word's) distinctiveness
 
 
+def _kin_word(w: str, x: str) -> bool:
+    """Two forms of one word: "emotional" beside "emotion", "plan" beside "planning" ("affective" is not)."""
+    return min(len(w), len(x)) >= 5 and w[:5] == x[:5] or min(len(w), len(x)) >= 4 and (w.startswith(x) or x.startswith(w))
+
+
 def _kin(words: frozenset[str], said: frozenset[str]) -> bool:
-    """A word that is another form of one of the label's ("affective" is not; "emotional" beside "emotion")."""
-    return any(w[:5] == x[:5] for w in words for x in said if min(len(w), len(x)) >= 5)
+    """A word that is another form of one of the label's."""
+    return any(_kin_word(w, x) for w in words for x in said)
+
+
+def _restates(words: frozenset[str], says: frozenset[str]) -> bool:
+    """Every word is one the label says, or a form of one (``says``: with its acronyms' words)."""
+    return all(w in says or _kin(frozenset({w}), says) for w in words)
 
 
 def _acronym(form: str) -> bool:
@@ -63,7 +73,7 @@ def strongest(label: str, members: np.ndarray, candidates: Sequence[Candidate], 
     says = index.expand(said)  # with an acronym's words: "PDDL" says "planning domain"
     best, gain_of, score = None, 0.0, 0.0
     for c in candidates:  # in the candidates' order: of two that score alike, the first (as measured)
-        if c.precision < MIN_PRECISION or c.words & said or c.words <= says or _kin(c.words, said):
+        if c.precision < MIN_PRECISION or c.words & said or _restates(c.words, says) or _kin(c.words, said):
             continue
         gain = len(index.having(c.words) & rest) / len(inside)
         if gain < SEEN or gain * c.precision <= score:

@@ -41,12 +41,12 @@ def test_no_complement_where_the_label_fits_or_the_rest_is_small():
 
 
 def test_the_complement_of_an_acronym_is_not_its_own_words():
-    # half the theme writes the acronym, most of the rest only the words it stands for
+    # a third of the theme writes the acronym; the rest write the words it stands for, or "plan"
     theme = ([f"PDDL models {i}. The planning domain definition language (PDDL) encodes tasks." for i in range(8)]
-             + [f"Planning domain {i}. A planning domain is learned from traces." for i in range(10)]
-             + [f"Robot plans {i}. Symbolic planners for robot tasks." for i in range(6)])
+             + [f"Planning domain {i}. A planning domain is learned from traces." for i in range(8)]
+             + [f"Plan repair {i}. A broken plan is repaired when the plan fails." for i in range(8)])
     rest = [f"Graph neural networks {i}. Molecules with graph neural networks." for i in range(40)]
     texts = theme + rest
     corpus = LabelCorpus(texts, [t.split(". ")[0] for t in texts], STOP)
-    found = complement_of("PDDL", np.arange(len(theme)), corpus)
-    assert "planning" not in found.lower() and "domain" not in found.lower()
+    found = complement_of("PDDL", np.arange(len(theme)), corpus).lower()
+    assert "planning" not in found and "domain" not in found and found != "plan"
