@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 TITLE_WEIGHT = 0.5  # a paper that says the label in its title counts this much more
 MIN_WORDS, MAX_WORDS = 2, 4
 PRIOR = 3  # papers added to every phrase's count outside the group: a phrase only 2 papers write is not distinctive
-GROW = 0.85  # a phrase grows where the longer one keeps this share of its papers (``grown``)
 POOL = 30  # label candidates scored per group (each is embedded to judge its faithfulness)
 # stop words that name what a phrase is about ("diffusion language models"): a label may end in one
 HEAD_NOUNS = frozenset({"models", "model", "systems", "system", "data", "datasets", "dataset", "benchmarks",
@@ -212,34 +211,17 @@ def unclaimed(candidates: list[Candidate], rnd: Round) -> list[Candidate]:
 
 def grown(chosen: Candidate, group: Group, rnd: Round, written_by: Callable[[str], float]) -> tuple[str, frozenset[str]]:
     """The chosen phrase grown by the words its papers nearly always add (``extend``), with its
-    content words. A phrase that the group's papers write almost only inside the grown one (``GROW``
-    of the papers that write it as such, ``phrase_papers``, on the group's sample) is the grown one
-    cut short and always grows: "set programming", whose words are everywhere in a theme of
-    combinatorial search, is written only as "answer set programming"; a label under the floor is
-    then refused as written (``label._written_enough``). Otherwise the phrase as chosen where fewer
-    than ``GROW`` as many of the group's papers contain the grown one's words, or, under a floor, it
-    falls below the floor that the chosen phrase meets (``written_by``). A phrase whose grown form is
-    another label's is no candidate (``cut_from_label``)."""
+    content words; the phrase as chosen where fewer than 85 % as many of the group's papers contain
+    the grown one, or, under a floor, it falls below the floor that the chosen phrase meets
+    (``written_by``). A phrase whose grown form is another label's is no candidate
+    (``cut_from_label``)."""
     corpus, stop = rnd.corpus, rnd.corpus.stop
     phrase = corpus.remembered(("extend", group.key, chosen.phrase), lambda: extend(chosen.phrase, group.sample, stop))
     words = corpus.doc_index.words(phrase, stop)
-    if phrase == chosen.phrase:
-        return phrase, words
-    said = corpus.remembered(("said", group.key, chosen.phrase, phrase),
-                             lambda: (phrase_papers(chosen.phrase, group.sample), phrase_papers(phrase, group.sample)))
-    if said[1] >= GROW * said[0] > 0:  # the chosen phrase is the grown one cut short
-        return phrase, words
-    if support(words, group.docs) < GROW * chosen.support or (
-            rnd.floor > 0 and written_by(phrase) < rnd.floor <= written_by(chosen.phrase)):
+    if phrase != chosen.phrase and (support(words, group.docs) < 0.85 * chosen.support
+                                    or rnd.floor > 0 and written_by(phrase) < rnd.floor <= written_by(chosen.phrase)):
         return chosen.phrase, chosen.words
     return phrase, words
-
-
-def phrase_papers(phrase: str, texts: Sequence[str]) -> int:
-    """How many of the ``texts`` write the phrase as such, its words in order (a hyphen or spaces
-    between them, any case)."""
-    pattern = re.compile(r"\b" + r"[\s-]+".join(map(re.escape, phrase.split())) + r"\b", re.IGNORECASE)
-    return sum(1 for text in texts if pattern.search(text))
 
 
 def extend(phrase: str, texts: Sequence[str], stop: frozenset[str], max_words: int = MAX_WORDS) -> str:

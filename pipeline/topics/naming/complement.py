@@ -40,9 +40,14 @@ SEEN = 0.08  # phrases that cover less beyond the label are not weighed at all
 MIN_PRECISION, MIN_WORD_PRECISION = 0.15, 0.25  # a phrase's (a single word's) distinctiveness
 
 
+ENDINGS = ("s", "es", "ed", "er", "ers", "ing", "ning", "ting")  # "plan", "planning"; not "data", "dataset", "sign", "signal"
+
+
 def _kin_word(w: str, x: str) -> bool:
     """Two forms of one word: "emotional" beside "emotion", "plan" beside "planning" ("affective" is not)."""
-    return min(len(w), len(x)) >= 5 and w[:5] == x[:5] or min(len(w), len(x)) >= 4 and (w.startswith(x) or x.startswith(w))
+    short, long = sorted((w, x), key=len)
+    return min(len(w), len(x)) >= 5 and w[:5] == x[:5] or len(short) >= 4 and long[len(short):] in ENDINGS \
+        and long.startswith(short)
 
 
 def _kin(words: frozenset[str], said: frozenset[str]) -> bool:

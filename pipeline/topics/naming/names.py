@@ -19,7 +19,8 @@ that at least ``AREA_FLOOR`` of the papers of two or more of its themes write, t
 least half its papers, and that lies clearly nearer its own area than any other. An area whose
 themes share no such phrase is named by the list of its largest themes ("Consensus · Blockchain ·
 CRDTs"): it is a neighbourhood of the map, not a subject, and a phrase of one theme or a word every
-area writes would mislead.
+area writes would mislead. So is one whose shared phrase is one of its themes' labels, where its
+three largest themes hold ``LIST_COVER`` of its papers.
 
 Each request holds what things were when it was made, so naming later names the same. Every
 request is put to ``label.name_groups`` the same way (``_Ask``) and its answer applied to the state.
@@ -59,11 +60,11 @@ MARGIN = 0.075  # and lies nearer the area's centroid than any other area's by a
 LIST_THEMES, LISTED = 3, " · "
 # an area may be named by one acronym its themes share, the field's short terms ("HPC", "LLM",
 # "GPU"), where a theme needs two words: a neighbourhood is named more broadly than a street
+AREA_MIN_WORDS = 1  # an acronym only (``Shared._own_acronym``)
 # an area whose largest themes hold this share of its papers is named by their list where the phrase
 # its themes share is one theme's label: readers found that phrase names one strand of the area
 # ("Knowledge graph" over RAG, KGs and text-to-SQL; docs/decisions/area-phrase-or-list.md)
 LIST_COVER = 0.6
-AREA_MIN_WORDS = 1  # an acronym only (``Shared._own_acronym``)
 # a phrase names an area only where at least this share of the papers of two or more of its themes
 # write it (a theme's label needs ``min_label_support``): a facet a tenth of the papers mention
 # ("Reinforcement learning" over an area of LLM reasoning, agents and prompting) is not the area
@@ -306,12 +307,17 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
 
 def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared, stop: frozenset[str]) -> None:
     """The areas' labels (one kept from the previous fit first, where it still names what the area's
-    themes share, ``Shared.keeps``; one whose themes share no phrase, or share one theme's label while
-    its largest themes hold ``LIST_COVER`` of its papers, named by those themes, ``_by_themes``; a label two areas would
-    share gains the area's id), descriptions, and the labels in the tree."""
+    themes share, ``Shared.keeps``; one whose themes share no phrase, or share one theme's label
+    (its words, or its acronym's) while its largest themes hold ``LIST_COVER`` of its papers, named
+    by those themes, ``_by_themes``; a label two areas would share gains the area's id),
+    descriptions, and the labels in the tree."""
+    def said(label: str) -> frozenset[str]:  # a label's words, an acronym's with them, without a " (n)" it gained
+        words = content_words(re.sub(r" \(\w+\)$", "", label), stop)
+        return job.corpus.doc_index.expand(words) if job.corpus is not None else words
+
     def listed(a: int, phrase: str) -> bool:  # one theme's label, where the area's largest themes name most of it
-        own = {content_words(state.labels[t], stop) for t, area in state.area_of.items() if area == a and t in state.labels}
-        return content_words(phrase, stop) in own and list_cover(job, a) >= LIST_COVER
+        own = {said(state.labels[t]) for t, area in state.area_of.items() if area == a and t in state.labels}
+        return said(phrase) in own and list_cover(job, a) >= LIST_COVER
 
     kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a) and not listed(a, label)}
     labels, used = {}, set(kept.values())

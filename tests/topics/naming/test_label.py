@@ -112,16 +112,6 @@ def test_labels_grow_by_the_word_papers_nearly_always_add():
                   STOP) == "anomaly detection method"  # singular or plural
 
 
-def test_a_phrase_written_only_inside_a_longer_one_names_a_theme_as_the_longer_one():
-    # every paper has the words "set" and "programming", half of them only apart ("a set of jobs",
-    # "dynamic programming"); "set programming" is written only in "answer set programming"
-    asp = [f"Answer set programming {i}. We encode rules in answer set programming, solved fast." for i in range(4)]
-    apart = [f"Scheduling {i}. A set of jobs is scheduled by dynamic programming, solved fast." for i in range(4)]
-    texts, titles, groups = beside_federated(asp + apart)
-    named = name_groups(texts, titles, groups, [0, 1], np.eye(2), STOP)
-    assert named[0].label == "Answer set programming"  # not the cut "Set programming" its words alone favour
-
-
 def test_label_measures_support_and_duplicates():
     texts = ["MoE serving systems", "MoE serving", "expert serving", "serving MoE models today",
              "federated learning", "federated learning", "learning", "federated"]
