@@ -196,7 +196,7 @@ def outline(tree) -> str:  # noqa: ANN001 - a TopicTree table
 def cut(state: State, topics: np.ndarray, embeddings: np.ndarray, paper_ids: list[str], *,
         previous: State | None = None, previous_topics: dict[str, int] | None = None) -> AreasToName:
     """Group the state's themes into areas (``build_tree``), with stable ids: on a refit an area keeps
-    the id, and the label (unless it was its themes' list, ``names.by_themes``), of the previous
+    the id, and the label (unless it was two of its themes', ``names.by_themes``), of the previous
     area it shares most papers with. Sets the state's areas and tree; the areas are named with the
     rest of the run (``names.name_run``)."""
     from pipeline.topics.clustering.placement import centroids_of

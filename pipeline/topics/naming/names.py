@@ -19,8 +19,7 @@ that at least ``AREA_FLOOR`` of the papers of two or more of its themes write, t
 least half its papers, and that lies clearly nearer its own area than any other. An area whose
 themes share no such phrase is named by the list of its largest themes ("Consensus · Blockchain ·
 CRDTs"): it is a neighbourhood of the map, not a subject, and a phrase of one theme or a word every
-area writes would mislead. So is one whose shared phrase is one of its themes' labels, where its
-three largest themes hold ``LIST_COVER`` of its papers.
+area writes would mislead.
 
 Each request holds what things were when it was made, so naming later names the same. Every
 request is put to ``label.name_groups`` the same way (``_Ask``) and its answer applied to the state.
@@ -61,10 +60,6 @@ LIST_THEMES, LISTED = 3, " · "
 # an area may be named by one acronym its themes share, the field's short terms ("HPC", "LLM",
 # "GPU"), where a theme needs two words: a neighbourhood is named more broadly than a street
 AREA_MIN_WORDS = 1  # an acronym only (``Shared._own_acronym``)
-# an area whose largest themes hold this share of its papers is named by their list where the phrase
-# its themes share is one theme's label: readers found that phrase names one strand of the area
-# ("Knowledge graph" over RAG, KGs and text-to-SQL; docs/decisions/area-phrase-or-list.md)
-LIST_COVER = 0.6
 # a phrase names an area only where at least this share of the papers of two or more of its themes
 # write it (a theme's label needs ``min_label_support``): a facet a tenth of the papers mention
 # ("Reinforcement learning" over an area of LLM reasoning, agents and prompting) is not the area
@@ -178,7 +173,7 @@ def _name_asked(result: RunResult, texts: Sequence[str], titles: Sequence[str], 
         elif isinstance(job, FormingToName):
             tentative[job.key] = named[0].label
         else:
-            _areas_named(job, named, state, ask.accept, stop)
+            _areas_named(job, named, state, ask.accept)
     if tentative:
         result.forming = [dataclasses.replace(f, label=tentative.get(f.key, f.label)) for f in result.forming]
         state.forming = [{**kept, "label": f.label} for kept, f in zip(state.forming, result.forming, strict=True)]
@@ -305,25 +300,15 @@ def _theme_named(job: ThemeToName, named: Named, state: State, texts: list[str],
                  f" (split of theme {job.born.from_topic})" if job.born.from_topic is not None else "")
 
 
-def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared, stop: frozenset[str]) -> None:
+def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared: Shared) -> None:
     """The areas' labels (one kept from the previous fit first, where it still names what the area's
-    themes share, ``Shared.keeps``; one whose themes share no phrase, or share one theme's label
-    (its words, or its acronym's) while its largest themes hold ``LIST_COVER`` of its papers, named
-    by those themes, ``_by_themes``; a label two areas would share gains the area's id),
-    descriptions, and the labels in the tree."""
-    def said(label: str) -> frozenset[str]:  # a label's words, an acronym's with them, without a " (n)" it gained
-        words = content_words(re.sub(r" \(\w+\)$", "", label), stop)
-        return job.corpus.doc_index.expand(words) if job.corpus is not None else words
-
-    def listed(a: int, phrase: str) -> bool:  # one theme's label, where the area's largest themes name most of it
-        own = {said(state.labels[t]) for t, area in state.area_of.items() if area == a and t in state.labels}
-        return said(phrase) in own and list_cover(job, a) >= LIST_COVER
-
-    kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a) and not listed(a, label)}
+    themes share, ``Shared.keeps``; one whose themes share no phrase named by its largest themes,
+    ``_by_themes``; a label two areas would share gains the area's id), descriptions, and the labels
+    in the tree."""
+    kept = {a: label for a, label in job.kept.items() if shared.keeps.get(a)}
     labels, used = {}, set(kept.values())
     for a in job.ids:
-        phrase = named[a].chosen and not listed(a, named[a].label)
-        label = kept.get(a) or (named[a].label if phrase else _by_themes(job, a, state, named[a].label))
+        label = kept.get(a) or (named[a].label if named[a].chosen else _by_themes(job, a, state, named[a].label))
         if label in labels.values() or (a not in kept and label in used):
             label = f"{label} ({a})"
         labels[a] = label
@@ -331,13 +316,6 @@ def _areas_named(job: AreasToName, named: dict[int, Named], state: State, shared
     state.area_descriptions = {a: named[a].description for a in job.ids}
     names = {f"theme:{t}": state.labels[t] for t in state.ids.tolist()} | {f"area:{a}": labels[a] for a in job.ids}
     state.tree = [{**row, "label": names.get(row["node"])} for row in state.tree]
-
-
-def list_cover(job: AreasToName, area: int) -> float:
-    """The share of the area's papers that its ``LIST_THEMES`` largest themes hold: how much of it a
-    list of their labels names."""
-    _, sizes = np.unique(job.theme_of_paper[job.area_of_paper == area], return_counts=True)
-    return float(np.sort(sizes)[::-1][:LIST_THEMES].sum() / sizes.sum()) if len(sizes) else 0.0
 
 
 def by_themes(label: str, area: int, area_of: dict[int, int], labels: dict[int, str]) -> bool:

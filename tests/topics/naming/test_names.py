@@ -84,7 +84,7 @@ def test_a_theme_is_named_against_the_themes_there_were_when_it_asked(store, mon
 
 
 def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int], embed=None,  # noqa: ANN001, ANN202
-                   kept: dict[int, str] | None = None, named: dict[int, str] | None = None):
+                   kept: dict[int, str] | None = None):
     """A run that left only its areas to name: each theme's papers and the area each theme is in, the
     areas' centroids unit vectors along their own axes; ``kept``: labels kept from a previous fit."""
     from pipeline.topics.naming.names import AreasToName
@@ -94,7 +94,7 @@ def _areas_to_name(texts_by_theme: dict[int, list[str]], area_of: dict[int, int]
     texts = [text for t in texts_by_theme for text in texts_by_theme[t]]
     area_ids = sorted(set(area_of.values()))
     state = State(np.array(sorted(texts_by_theme)), np.eye(len(texts_by_theme), 4, dtype=np.float32), {},
-                  {t: f"Theme label {t}" for t in texts_by_theme} | (named or {}), "test", max(texts_by_theme) + 1, "now",
+                  {t: f"Theme label {t}" for t in texts_by_theme}, "test", max(texts_by_theme) + 1, "now",
                   area_of=dict(area_of), tree=[{"node": f"area:{a}", "parent": None, "level": "area", "topic": None,
                                                 "area": a, "label": None, "size": 0, "distance": 0.0} for a in area_ids])
     job = AreasToName(np.arange(len(texts)), np.array([area_of[t] for t in themes]), themes, area_ids,
@@ -109,16 +109,12 @@ def _papers(phrase: str, n: int, filler: str) -> list[str]:
             for i in range(n)]
 
 
-def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_largest_themes():
+def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_two_largest_themes():
     texts = {
-        # area 0: "stream processing" is written in four of its six themes, which hold most of its
-        # papers, and its three largest themes hold under LIST_COVER of them
-        1: _papers("stream processing", 6, "windowed joins"),
-        2: _papers("stream processing", 6, "watermark delays"),
-        11: _papers("stream processing", 5, "backpressure signals"),
-        12: _papers("stream processing", 5, "operator fusion"),
+        # area 0: "stream processing" is written in two of its three themes, which hold most of its papers
+        1: _papers("stream processing", 12, "windowed joins"),
+        2: _papers("stream processing", 10, "watermark delays"),
         3: _papers("graph partitioning", 6, "edge cuts"),
-        13: _papers("fault tolerance", 5, "checkpoint intervals"),
         # area 1: each theme writes its own phrase; the largest's is the area's best, but one theme's
         4: _papers("protein folding", 14, "contact maps"),
         5: _papers("crop yields", 8, "soil moisture"),
@@ -129,22 +125,10 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_largest_th
         9: _papers("cache coherence", 4, "snooping buses"),
         # area 3: one theme
         10: _papers("quantum annealing", 6, "spin glasses"),
-        # area 4: two of its three themes share "vector databases"
-        14: _papers("vector databases", 12, "index builds"),
-        15: _papers("vector databases", 10, "filtered search"),
-        16: _papers("query planning", 6, "join orders"),
     }
-    area_of = {1: 0, 2: 0, 11: 0, 12: 0, 3: 0, 13: 0, 4: 1, 5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 14: 4, 15: 4, 16: 4}
-    labels, result, all_texts = _areas_to_name(texts, area_of, named={1: "Stream processing"})
-    assert labels[0] == "Stream processing"  # one theme's label, but its three largest hold under LIST_COVER
-    assert labels[4] == "Vector databases"  # no theme's label: the phrase names the area
-    # where it is one theme's label (a " (n)" it gained to stay unique aside), or a label kept from
-    # the previous fit, the list of the area's themes, which hold all its papers
-    listed = "Vector databases · Theme label 15 · Theme label 16"
-    assert _areas_to_name(texts, area_of, named={14: "Vector databases"})[0][4] == listed
-    assert _areas_to_name(texts, area_of, named={14: "Vector databases (indexes)"})[0][4] == \
-        "Vector databases (indexes) · Theme label 15 · Theme label 16"
-    assert _areas_to_name(texts, area_of, named={14: "Vector databases"}, kept={4: "Vector databases"})[0][4] == listed
+    area_of = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3}
+    labels, result, all_texts = _areas_to_name(texts, area_of)
+    assert labels[0] == "Stream processing"
     # nothing shared: the list of its themes, largest first (not "A & B": one subject made of two)
     assert labels[1] == "Theme label 4 · Theme label 5 · Theme label 6"
     assert labels[2] == "Theme label 7 · Theme label 8 · Theme label 9"  # 8 of 22 papers write "cache coherence"
@@ -162,7 +146,7 @@ def test_an_area_is_named_by_a_phrase_its_themes_share_or_else_by_its_largest_th
     result.to_name = [ThemeToName(10, np.flatnonzero(result.topics == 10), result.topics, state.ids, state.centroids)]
     name_run(result, all_texts, None, TopicsConfig())
     assert state.labels[10] != "Theme label 10" and state.area_labels[3] == state.labels[10]  # its one theme's
-    assert [row["label"] for row in state.tree] == [state.area_labels[a] for a in range(5)]
+    assert [row["label"] for row in state.tree] == [state.area_labels[a] for a in range(4)]
 
 
 def test_an_area_phrase_that_lies_as_near_another_area_is_not_its_name():
