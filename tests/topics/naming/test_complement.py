@@ -13,7 +13,7 @@ STOP = frozenset(stop_words())
 WORDS = "apples bridges cellos dunes ferns glaciers harbours islands jetties kelp lagoons meadows".split()
 
 
-def corpus_of(mri: int, ct: int, other: int, noise: int = 40) -> tuple[LabelCorpus, np.ndarray]:
+def corpus_of(mri: int, ct: int, other: int, noise: int = 200) -> tuple[LabelCorpus, np.ndarray]:
     """A theme of ``mri`` papers writing MRI, ``ct`` writing computed tomography and ``other`` writing
     neither, in a store with ``noise`` papers on something else."""
     theme = ([f"Accelerated MRI scans {i}. We speed up undersampled MRI acquisition with a network." for i in range(mri)]
@@ -45,8 +45,17 @@ def test_the_complement_of_an_acronym_is_not_its_own_words():
     theme = ([f"PDDL models {i}. The planning domain definition language (PDDL) encodes tasks." for i in range(8)]
              + [f"Planning domain {i}. A planning domain is learned from traces." for i in range(8)]
              + [f"Plan repair {i}. A broken plan is repaired when the plan fails." for i in range(8)])
-    rest = [f"Graph neural networks {i}. Molecules with graph neural networks." for i in range(40)]
+    rest = [f"Graph neural networks {i}. Molecules with graph neural networks." for i in range(200)]
     texts = theme + rest
     corpus = LabelCorpus(texts, [t.split(". ")[0] for t in texts], STOP)
     found = complement_of("PDDL", np.arange(len(theme)), corpus).lower()
     assert found == "plan repair"  # not "planning domain" or "plan": what PDDL says, in other words
+
+
+def test_no_complement_in_a_store_too_small_for_a_word_to_be_distinctive():
+    # the same mixture where the theme holds most of the store: "computed tomography" lies in it
+    # about as often as any word does, and says nothing that tells it apart
+    corpus, members = corpus_of(mri=12, ct=10, other=4, noise=10)
+    assert complement_of("MRI", members, corpus) == ""
+    corpus, members = corpus_of(mri=12, ct=10, other=4)
+    assert complement_of("MRI", members, corpus) != ""
