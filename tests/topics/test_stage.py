@@ -418,36 +418,24 @@ def test_a_weekly_update_killed_anywhere_gives_the_uninterrupted_update(cleaned,
     _same_tables(cleaned, whole)  # the lineage too (a refit's rows added once: the test above)
 
 
-def test_each_themes_complement_is_kept_and_written_where_its_label_fits_part_of_it(cleaned, hash_embedder):
+@pytest.mark.parametrize("refit", [False, True])
+def test_each_themes_complement_is_kept_and_written_where_its_label_fits_part_of_it(cleaned, hash_embedder, refit):
     from pipeline.topics.fitted import load_state
     from pipeline.topics.naming.complement import BELOW
 
     topics.run(cleaned, embedder=hash_embedder)
+    if refit:  # measured again on each kept label
+        assert topics.run(cleaned, refit=True, embedder=hash_embedder).stage == "topics (refit)"
     state = load_state(cleaned.paths)
-    assert set(state.complements) == set(state.ids.tolist())  # every theme of the fit, "" where none
-    info = read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic")
-    for t, beside in state.complements.items():
-        assert (info.loc[t, "label_next"] if pd.notna(info.loc[t, "label_next"]) else "") == beside
-        if beside:
-            assert info.loc[t, "label_support"] < BELOW and beside.lower() not in info.loc[t, "label"].lower()
-            assert info.loc[t, "description"].split(" · ")[1] == beside  # second, as written
-
-
-def test_a_refit_keeps_a_complement_for_every_theme_measured_on_its_kept_label(cleaned, hash_embedder):
-    from pipeline.topics.fitted import load_state
-    from pipeline.topics.naming.complement import BELOW
-
-    topics.run(cleaned, embedder=hash_embedder)
-    assert topics.run(cleaned, refit=True, embedder=hash_embedder).stage == "topics (refit)"
-    state = load_state(cleaned.paths)
-    assert set(state.complements) == set(state.ids.tolist())  # "" where the kept label has none
+    assert set(state.complements) == set(state.ids.tolist())  # every theme, "" where none
     info = read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic")
     for t, beside in state.complements.items():
         assert (info.loc[t, "label_next"] if pd.notna(info.loc[t, "label_next"]) else "") == beside
         if state.support[t] >= BELOW:
             assert beside == ""  # a label half its theme writes needs none
         if beside:
-            assert info.loc[t, "description"].split(" · ")[:2] == [info.loc[t, "description"].split(" · ")[0], beside]
+            assert info.loc[t, "label_support"] < BELOW and beside.lower() not in info.loc[t, "label"].lower()
+            assert info.loc[t, "description"].split(" · ")[1] == beside  # second, as written
 
 
 def test_a_description_lists_the_complement_as_written_not_its_words():

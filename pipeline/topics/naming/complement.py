@@ -52,8 +52,8 @@ ENDINGS = ("s", "es", "ed", "er", "ers", "ing", "ning", "ting")  # "plan", "plan
 def _kin_word(w: str, x: str) -> bool:
     """Two forms of one word: "emotional" beside "emotion", "plan" beside "planning" ("affective" is not)."""
     short, long = sorted((w, x), key=len)
-    return min(len(w), len(x)) >= 5 and w[:5] == x[:5] or len(short) >= 4 and long[len(short):] in ENDINGS \
-        and long.startswith(short)
+    return (min(len(w), len(x)) >= 5 and w[:5] == x[:5]) or (
+        len(short) >= 4 and long.startswith(short) and long[len(short):] in ENDINGS)
 
 
 def _kin(words: frozenset[str], said: frozenset[str]) -> bool:
