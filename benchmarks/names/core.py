@@ -1,0 +1,116 @@
+"""Would purer themes read better? A blind probe of the reader's pass (issue #50).
+
+The reader's pass (``draw.py``) judges each name over 8 papers drawn from all of its theme's papers.
+Where a reader says PART, is the name wrong, or are some of the theme's papers off its subject? This
+probe draws each of the ``--themes`` largest themes twice, with a fresh seed:
+
+- **all**: 8 papers from all of the theme's papers, as the reader's pass draws them;
+- **core**: 8 papers from the theme's papers at or above its ``--quantile`` of similarity to the
+  theme's centroid (``doc_topics.probability``): the theme as it would be if its least similar
+  papers were left unassigned.
+
+Both units of a theme carry the same name. They are shuffled into one sheet under neutral ids, so
+the reader (``guide.md``, the sheet, nothing else) does not know which is which. Nothing in the
+pipeline changes: this measures how much the verdicts depend on the themes' edges.
+
+    python benchmarks/names/core.py --root /tmp/pt-names-comp/cs.AI --out /tmp/pt-names-s7/cs.AI
+    python benchmarks/names/core.py --score /tmp/pt-names-s7/cs.AI
+
+Writes ``<out>/sheet-core.md`` (for the reader), ``<out>/key-core.json`` (which unit is which) and,
+with ``--score``, counts ``<out>/verdicts-core.jsonl`` per draw and copies the verdicts (ids, names,
+verdicts, reasons; no paper text) to ``verdicts/<field>-core.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from draw import HEAD, shown  # noqa: E402 - run as a script from this folder
+
+HERE = Path(__file__).resolve().parent
+
+
+def units_of(root: Path, themes: int, papers: int, quantile: float, seed: int) -> list[dict]:
+    """For each of the largest themes, its two draws (all papers, and its core)."""
+    from pipeline.io import read_table
+    from pipeline.schemas import DocTopics, Papers, TopicInfo
+
+    info = read_table(root / "data" / "processed" / "topic_info.parquet", TopicInfo).set_index("topic")
+    docs = read_table(root / "data" / "processed" / "doc_topics.parquet", DocTopics)
+    table = read_table(root / "data" / "processed" / "papers.parquet", Papers).merge(docs, on="paper_id")
+    names = shown(info)
+    out = []
+    for t, row in info.sort_values("size", ascending=False).head(themes).iterrows():
+        rows = table[table["topic"] == t].sort_values("paper_id")
+        edge = float(rows["probability"].quantile(quantile))
+        for draw, pool in (("all", rows), ("core", rows[rows["probability"] >= edge])):
+            rng = np.random.default_rng(seed)
+            pick = pool.iloc[np.sort(rng.choice(len(pool), size=min(papers, len(pool)), replace=False))]
+            out.append({"theme": int(t), "draw": draw, "name": names[int(t)], "size": int(row["size"]),
+                        "papers": [{"id": r.paper_id, "title": r.title, "abstract": (r.abstract or "")[:HEAD]}
+                                   for r in pick.itertuples()]})
+    order = np.random.default_rng(seed).permutation(len(out))
+    return [dict(out[i], unit=f"name:{k + 1}") for k, i in enumerate(order)]
+
+
+def sheet(units: list[dict], field: str) -> str:
+    lines = [f"# Names of {field}: {len(units)} names to judge", "",
+             "Some names appear more than once, each time with other papers: judge each unit on its own papers.",
+             "For each name: read its papers, then write one line in your verdicts file (see the guide).", ""]
+    for u in units:
+        lines += [f"## {u['unit']} — Theme: \"{u['name']}\"", ""]
+        lines += [f"{i}. **{p['title']}** — {p['abstract']}…" for i, p in enumerate(u["papers"], 1)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def score(out: Path, field: str) -> None:
+    key = {u["unit"]: u for u in json.loads((out / "key-core.json").read_text())}
+    verdicts = [json.loads(line) for line in (out / "verdicts-core.jsonl").read_text().splitlines() if line.strip()]
+    missing = sorted(set(key) - {v["unit"] for v in verdicts})
+    if missing:
+        raise SystemExit(f"{out / 'verdicts-core.jsonl'}: no verdict for {', '.join(missing)}")
+    rows = [{"unit": v["unit"], "theme": key[v["unit"]]["theme"], "draw": key[v["unit"]]["draw"],
+             "name": key[v["unit"]]["name"], "papers": [p["id"] for p in key[v["unit"]]["papers"]],
+             "verdict": v["verdict"], "better": v.get("better"), "why": v.get("why")} for v in verdicts]
+    (HERE / "verdicts" / f"{field}-core.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for draw in ("all", "core"):
+        n = Counter(r["verdict"] for r in rows if r["draw"] == draw)
+        print(f"{field} {draw}: FIT {n['FIT']} / PART {n['PART']} / MISLEAD {n['MISLEAD']}")
+    pair = Counter((r["verdict"], s["verdict"]) for r in rows if r["draw"] == "all"
+                   for s in rows if s["draw"] == "core" and s["theme"] == r["theme"])
+    print("all -> core:", dict(sorted(pair.items())))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", type=Path, help="a fitted field (draw.py's <work>/<field>)")
+    ap.add_argument("--out", type=Path, help="where the sheet and its key go")
+    ap.add_argument("--score", type=Path, help="count the verdicts in this folder instead")
+    ap.add_argument("--field", help="the field's name (default: the folder's)")
+    ap.add_argument("--themes", type=int, default=25)
+    ap.add_argument("--papers", type=int, default=8)
+    ap.add_argument("--quantile", type=float, default=0.25, help="the core: papers at or above this quantile")
+    ap.add_argument("--seed", type=int, default=1, help="not draw.py's 0, so no paper set was judged before")
+    args = ap.parse_args()
+    if args.score:
+        score(args.score, args.field or args.score.name)
+        return
+    if not args.root or not args.out:
+        raise SystemExit("core.py: give --root and --out (or --score FOLDER)")
+    field = args.field or args.root.name
+    units = units_of(args.root, args.themes, args.papers, args.quantile, args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "sheet-core.md").write_text(sheet(units, field))
+    (args.out / "key-core.json").write_text(json.dumps(
+        [{k: u[k] for k in ("unit", "theme", "draw", "name", "papers")} for u in units], indent=1))
+    print(f"{args.out / 'sheet-core.md'}: {len(units)} units")
+
+
+if __name__ == "__main__":
+    main()
