@@ -2,7 +2,7 @@
 
 The reader's pass (``draw.py``) judges each name over 8 papers drawn from all of its theme's papers.
 Where a reader says PART, is the name wrong, or are some of the theme's papers off its subject? This
-probe draws each of the ``--themes`` largest themes twice, with a fresh seed:
+probe draws each of the ``--themes`` largest themes twice:
 
 - **all**: 8 papers from all of the theme's papers, as the reader's pass draws them;
 - **core**: 8 papers from the theme's papers at or above its ``--quantile`` of similarity to the
@@ -20,7 +20,7 @@ Writes ``<out>/sheet-<tag>.md`` (for the reader), ``<out>/key-<tag>.json`` (whic
 and, with ``--score``, counts ``<out>/verdicts-<tag>.jsonl`` per draw and copies the verdicts (ids,
 names, verdicts, reasons; no paper text) to ``verdicts/<field>-<tag>.jsonl``. The first probe
 (``core``, 2026-11-29) drew a theme's two units with one seed, so they shared papers; the second
-(``--tag core2 --seed 2``) draws them as below.
+(``--tag core2 --seed 2``) gives every draw its own generator.
 """
 
 from __future__ import annotations
