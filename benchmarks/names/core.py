@@ -36,7 +36,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
-from draw import HEAD, shown  # noqa: E402 - draw.py sits beside this script
+from draw import drawn, fitted_field, shown  # noqa: E402 - draw.py sits beside this script
 
 VERDICTS = ("FIT", "PART", "MISLEAD")
 
@@ -45,12 +45,7 @@ def units_of(root: Path, themes: int, papers: int, quantile: float, seed: int) -
     """For each of the largest themes, its two draws (all papers, and its core), each drawn by its
     own generator (``SeedSequence(seed)`` spawned per theme and draw), so the two draws of a theme
     are independent and no draw repeats the positions of ``draw.py``'s seed-0 draw."""
-    from pipeline.io import read_table
-    from pipeline.schemas import DocTopics, Papers, TopicInfo
-
-    info = read_table(root / "data" / "processed" / "topic_info.parquet", TopicInfo).set_index("topic")
-    docs = read_table(root / "data" / "processed" / "doc_topics.parquet", DocTopics)
-    table = read_table(root / "data" / "processed" / "papers.parquet", Papers).merge(docs, on="paper_id")
+    info, table = fitted_field(root)
     names = shown(info)
     out = []
     largest = info.sort_values("size", ascending=False).head(themes)
@@ -59,11 +54,8 @@ def units_of(root: Path, themes: int, papers: int, quantile: float, seed: int) -
         rows = table[table["topic"] == t].sort_values("paper_id")
         edge = float(rows["probability"].quantile(quantile))
         for draw, pool in (("all", rows), ("core", rows[rows["probability"] >= edge])):
-            rng = np.random.default_rng(next(streams))
-            pick = pool.iloc[np.sort(rng.choice(len(pool), size=min(papers, len(pool)), replace=False))]
             out.append({"theme": int(t), "draw": draw, "name": names[int(t)], "size": int(row["size"]),
-                        "papers": [{"id": r.paper_id, "title": r.title, "abstract": (r.abstract or "")[:HEAD]}
-                                   for r in pick.itertuples()]})
+                        "papers": drawn(pool, papers, np.random.default_rng(next(streams)))})
     order = np.random.default_rng(next(streams)).permutation(len(out))
     return [dict(out[i], unit=f"name:{k + 1}") for k, i in enumerate(order)]
 
@@ -118,8 +110,8 @@ def score(out: Path, field: str, tag: str) -> None:
     for draw in ("all", "core"):
         n = Counter(r["verdict"] for r in rows if r["draw"] == draw)
         print(f"{field} {draw}: FIT {n['FIT']} / PART {n['PART']} / MISLEAD {n['MISLEAD']}")
-    pair = Counter((r["verdict"], s["verdict"]) for r in rows if r["draw"] == "all"
-                   for s in rows if s["draw"] == "core" and s["theme"] == r["theme"])
+    core = {r["theme"]: r["verdict"] for r in rows if r["draw"] == "core"}
+    pair = Counter((r["verdict"], core[r["theme"]]) for r in rows if r["draw"] == "all")
     print("all -> core:", dict(sorted(pair.items())))
 
 

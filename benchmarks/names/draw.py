@@ -58,16 +58,26 @@ def shown(info) -> dict[int, str]:  # noqa: ANN001 - the topic_info table, index
     return {int(t): str(v) for t, v in info["label"].items()}
 
 
-def draw(root: Path, themes: int, papers: int) -> list[dict]:
-    """The units of the sheet: the largest themes, then every area, each with its drawn papers."""
-    import pandas as pd
-
+def fitted_field(root: Path):  # noqa: ANN201 - (topic_info by topic, papers with their topic)
+    """A fitted field's themes (``topic_info``, indexed by topic) and its papers with their
+    ``doc_topics`` columns."""
     from pipeline.io import read_table
     from pipeline.schemas import DocTopics, Papers, TopicInfo
 
     info = read_table(root / "data" / "processed" / "topic_info.parquet", TopicInfo).set_index("topic")
     docs = read_table(root / "data" / "processed" / "doc_topics.parquet", DocTopics)
-    table = read_table(root / "data" / "processed" / "papers.parquet", Papers).merge(docs, on="paper_id")
+    return info, read_table(root / "data" / "processed" / "papers.parquet", Papers).merge(docs, on="paper_id")
+
+
+def drawn(rows, papers: int, rng: np.random.Generator) -> list[dict]:  # noqa: ANN001 - a frame of papers
+    """``papers`` of ``rows`` drawn at random by ``rng`` (in their order), as the sheet shows them."""
+    pick = rows.iloc[np.sort(rng.choice(len(rows), size=min(papers, len(rows)), replace=False))]
+    return [{"id": r.paper_id, "title": r.title, "abstract": (r.abstract or "")[:HEAD]} for r in pick.itertuples()]
+
+
+def draw(root: Path, themes: int, papers: int) -> list[dict]:
+    """The units of the sheet: the largest themes, then every area, each with its drawn papers."""
+    info, table = fitted_field(root)
     table["area"] = table["topic"].map(info["area"])
     total = int((table["topic"] >= 0).sum())
     units = []
@@ -81,11 +91,7 @@ def draw(root: Path, themes: int, papers: int) -> list[dict]:
                       "share": round(int(group["size"].sum()) / max(total, 1), 3), "themes": int(len(group)),
                       "rows": table[table["area"] == a]})
     for u in units:
-        rows = u.pop("rows").sort_values("paper_id")
-        rng = np.random.default_rng(0)
-        pick = rows.iloc[np.sort(rng.choice(len(rows), size=min(papers, len(rows)), replace=False))]
-        u["papers"] = [{"id": r.paper_id, "title": r.title, "abstract": (r.abstract or "")[:HEAD]}
-                       for r in pick.itertuples()]
+        u["papers"] = drawn(u.pop("rows").sort_values("paper_id"), papers, np.random.default_rng(0))
     return units
 
 
