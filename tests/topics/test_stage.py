@@ -452,9 +452,9 @@ def test_each_themes_complement_is_kept_and_written_where_its_label_fits_part_of
         assert topics.run(cleaned, refit=True, embedder=hash_embedder).stage == "topics (refit)"
     state = load_state(cleaned.paths)
     assert set(state.complements) == set(state.ids.tolist())  # every theme, "" where none
-    info = read_table(cleaned.paths.topic_info, TopicInfo).set_index("topic")
-    placed = tables(cleaned)[0]["topic"]
-    mixture = int(placed[placed.index.str.startswith(PLANTED)].mode().iloc[0])  # the theme most planted papers are in
+    docs, info, _ = tables(cleaned)
+    planted = docs.loc[docs.index.str.startswith(PLANTED), "topic"]
+    mixture = int(planted.mode().iloc[0])  # the theme most planted papers are in
     assert info.loc[mixture, "label_support"] < BELOW  # one strand names it
     assert state.complements[mixture] != ""  # and it shows the rest
     for t, beside in state.complements.items():
